@@ -1,0 +1,56 @@
+# Security Verifiers — developer and user entry points.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV ?= .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+
+MODELS ?=
+N ?= 32
+SEED ?= 42
+E ?= network-logs
+ARGS ?=
+
+export HF_DATASETS_OFFLINE ?= 1
+export HF_HUB_OFFLINE ?= 1
+
+.PHONY: help setup test test-all test-env lint format check eval-e1 bench clean
+
+help:
+	@echo "make setup | test | test-all | lint | format | check | test-env E=<name> | eval-e1 | bench | clean"
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+setup: $(PY)
+	$(PY) -m pip install --upgrade pip >/dev/null
+	$(PY) -m pip install --config-settings editable_mode=compat -e ./sv_shared -e ./environments/sv-env-network-logs -e ".[dev]"
+
+test:
+	$(PY) -m pytest -q -m "not slow"
+
+test-all:
+	$(PY) -m pytest -q
+
+test-env:
+	$(PY) -m pytest -q tests/$$($(PY) -c "import sys; n=sys.argv[1].removeprefix('sv-env-'); print({'network-logs':'e1'}.get(n, n))" $(E))
+
+lint:
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format:
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+check: lint test
+
+eval-e1:
+	$(BIN)/sv eval e1 $(if $(MODELS),--models "$(MODELS)") -n $(N) --seed $(SEED) $(ARGS)
+
+bench:
+	$(PY) -m security_verifiers.bench $(ARGS)
+
+clean:
+	rm -rf .pytest_cache .ruff_cache .hypothesis build dist
+	find . -name __pycache__ -type d -prune -not -path "./$(VENV)/*" -exec rm -rf {} +

@@ -1,0 +1,117 @@
+"""E1 sv-env-network-logs: label a network flow Benign / Malicious / Abstain with a confidence.
+
+`vf.load_environment("sv-env-network-logs", **kwargs)` imports this module and calls
+`load_environment`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import verifiers as vf
+from datasets import Dataset
+from sv_shared.parsers import JsonClassificationParser
+from sv_shared.rewards import RewardWeights, abstention_threshold
+
+from sv_env_network_logs.baselines import baseline_policies
+from sv_env_network_logs.dataset import load_flows
+from sv_env_network_logs.flows import LabeledFlow
+from sv_env_network_logs.prompts import SYSTEM_PROMPT, render_flow
+from sv_env_network_logs.rubric import ABSTAIN, LABELS, build_payoffs, build_rubric
+
+ENV_ID = "sv-env-network-logs"
+__all__ = ["ENV_ID", "baseline_policies", "load_environment", "to_rows"]
+
+
+def to_rows(items: list[LabeledFlow]) -> Dataset:
+    """verifiers rows: the rendered flow as the question, the label as the answer."""
+    return Dataset.from_list(
+        [
+            {
+                "question": render_flow(item.flow),
+                "answer": item.label,
+                "info": {
+                    "id": item.id,
+                    "scenario": item.scenario,
+                    "group": item.group,
+                    "source": item.source,
+                },
+            }
+            for item in items
+        ]
+    )
+
+
+def load_environment(
+    source: str = "synthetic",
+    path: str | None = None,
+    split: str = "test",
+    max_examples: int = -1,
+    seed: int | None = None,
+    reward_weights: Mapping[str, float] | None = None,
+    cost_matrix: Mapping[str, Mapping[str, float]] | None = None,
+    correct_payoff: float = 1.0,
+    abstain_payoff: float = 0.0,
+    invalid_payoff: float | None = None,
+    include_background: bool = False,
+    strict: bool = True,
+    **_: Any,
+) -> vf.SingleTurnEnv:
+    """Build the E1 environment.
+
+    Args:
+        source: "synthetic" (default, offline), "zeek", "hf-iot23", "cic-ids-2017", "unsw-nb15",
+            "nsl-kdd" or "jsonl"; file sources read `path`.
+        split: "train", "dev", "test" or "all" — the evaluation split. Training uses "train".
+        max_examples: keep only the first N evaluation examples (-1: all).
+        seed: when given, shuffle the evaluation examples with it before `max_examples`.
+        reward_weights: partial mapping over decision / calibration / format / accuracy;
+            a weight of 0 switches a component off.
+        cost_matrix: gold -> predicted -> cost of a wrong answer (default: missed attack 2,
+            false alarm 1). correct_payoff / abstain_payoff / invalid_payoff: the other payoffs.
+    """
+    items, info = load_flows(
+        source, path=path, split=split, include_background=include_background, strict=strict
+    )
+    if seed is not None:
+        items = list(items)
+        random.Random(seed).shuffle(items)
+    if max_examples is not None and max_examples > 0:
+        items = items[:max_examples]
+
+    def train_rows() -> Dataset:
+        train, _ = load_flows(
+            source, path=path, split="train", include_background=include_background, strict=strict
+        )
+        return to_rows(train)
+
+    parser = JsonClassificationParser(allowed_labels=LABELS)
+    payoffs = build_payoffs(cost_matrix, correct_payoff, abstain_payoff, invalid_payoff)
+    weights = RewardWeights.from_mapping(reward_weights or {})
+    env = vf.SingleTurnEnv(
+        dataset=train_rows if split != "train" else None,
+        eval_dataset=to_rows(items),
+        system_prompt=SYSTEM_PROMPT,
+        parser=parser,
+        rubric=build_rubric(parser, payoffs, weights),
+        env_id=ENV_ID,
+    )
+    env.sv_dataset_info = info.to_dict() | {"n_selected": len(items), "order_seed": seed}
+    env.sv_labels = LABELS
+    env.sv_payoffs = payoffs
+    env.sv_reward_config = {
+        "weights": weights.as_dict(),
+        "payoffs": {
+            "correct": payoffs.correct,
+            "abstain": payoffs.abstain,
+            "invalid": payoffs.invalid,
+            "cost_matrix": {g: dict(r) for g, r in payoffs.cost_matrix.items()},
+        },
+        "abstention_thresholds": {
+            label: abstention_threshold(payoffs, label, LABELS[:2]) for label in LABELS[:2]
+        },
+        "abstain_label": ABSTAIN,
+    }
+    return env

@@ -1,0 +1,186 @@
+"""`sv`: the Security Verifiers command line."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from security_verifiers.environments import ENVIRONMENTS, baseline_policies, resolve_env
+from security_verifiers.errors import UserError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Security Verifiers: evaluate models on executable-reward security environments.",
+)
+console = Console(stderr=True)
+
+DEFAULT_REMOTE_MODEL = "gpt-4o-mini"
+DEFAULT_OFFLINE_MODEL = "heuristic"
+
+
+def parse_env_args(pairs: list[str], json_blob: str | None) -> dict[str, Any]:
+    """`key=value` pairs (values read as JSON when they parse, else as strings) over a JSON blob."""
+    args: dict[str, Any] = {}
+    if json_blob:
+        try:
+            loaded = json.loads(json_blob)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"--env-args is not valid JSON: {exc}") from None
+        if not isinstance(loaded, dict):
+            raise UserError("--env-args must be a JSON object")
+        args.update(loaded)
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise UserError(f"--env-arg '{pair}': expected KEY=VALUE")
+        try:
+            args[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            args[key] = raw
+    return args
+
+
+def default_models(api_key_env: str, base_url: str | None) -> list[str]:
+    """A remote model when a key is configured, else the built-in offline model."""
+    if os.environ.get(api_key_env) and not base_url and not os.environ.get("OPENAI_BASE_URL"):
+        return [DEFAULT_REMOTE_MODEL]
+    console.print(
+        f"[dim]No models given and no ${api_key_env}: using the built-in '{DEFAULT_OFFLINE_MODEL}'"
+        " model. Pass --models to choose.[/dim]"
+    )
+    return [DEFAULT_OFFLINE_MODEL]
+
+
+@app.command("eval")
+def eval_command(
+    env: Annotated[str, typer.Argument(help="Environment: e1 or sv-env-network-logs, ...")],
+    models: Annotated[
+        str, typer.Option("--models", "-m", help="Comma-separated model names.")
+    ] = "",
+    n: Annotated[int, typer.Option("-n", "--num-examples", help="Examples; -1 = all.")] = 32,
+    seed: Annotated[int, typer.Option(help="Example order and sampling seed.")] = 42,
+    max_concurrent: Annotated[int, typer.Option(help="Concurrent rollouts per model.")] = 16,
+    temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.0,
+    top_p: Annotated[float | None, typer.Option(help="Nucleus sampling.")] = None,
+    max_tokens: Annotated[int, typer.Option(help="Completion token limit.")] = 512,
+    base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible base URL (vLLM, TGI, OpenRouter).")
+    ] = None,
+    api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")] = (
+        "OPENAI_API_KEY"
+    ),
+    env_arg: Annotated[
+        list[str] | None, typer.Option("--env-arg", help="KEY=VALUE for load_environment.")
+    ] = None,
+    env_args: Annotated[
+        str | None, typer.Option("--env-args", help="JSON object for load_environment.")
+    ] = None,
+    output_dir: Annotated[Path, typer.Option(help="Artifact root.")] = Path("outputs/evals"),
+    cache: Annotated[
+        bool, typer.Option("--cache/--no-cache", help="Reuse identical responses from disk.")
+    ] = False,
+    cache_dir: Annotated[Path, typer.Option(help="Response cache location.")] = Path(
+        "outputs/cache/responses"
+    ),
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="Start a new run instead of resuming.")
+    ] = False,
+    max_retries: Annotated[int, typer.Option(help="Retries on 429/5xx/timeouts.")] = 5,
+    timeout: Annotated[float, typer.Option(help="Per-request timeout, seconds.")] = 120.0,
+    price_in: Annotated[float | None, typer.Option(help="USD per 1M input tokens.")] = None,
+    price_out: Annotated[float | None, typer.Option(help="USD per 1M output tokens.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+) -> None:
+    """Evaluate models on an environment; artifacts go to OUTPUT_DIR/<env>--<model>/<run_id>/."""
+    from security_verifiers.evaluation.config import EvalConfig
+    from security_verifiers.evaluation.runner import evaluate
+
+    names = [m for m in (s.strip() for s in models.split(",")) if m] or default_models(
+        api_key_env, base_url
+    )
+    price = (price_in, price_out) if price_in is not None and price_out is not None else None
+    config = EvalConfig(
+        env=env,
+        models=names,
+        n=None if n < 0 else n,
+        seed=seed,
+        max_concurrent=max_concurrent,
+        temperature=temperature,
+        top_p=top_p,
+        max_tokens=max_tokens,
+        env_args=parse_env_args(env_arg or [], env_args),
+        output_root=output_dir,
+        cache_dir=cache_dir if cache else None,
+        resume=not fresh,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        max_retries=max_retries,
+        timeout_s=timeout,
+        price_usd_per_mtok=price,
+        show_progress=not quiet and sys.stderr.isatty(),
+    )
+    asyncio.run(evaluate(config, console))
+
+
+@app.command("envs")
+def envs_command() -> None:
+    """List the environments."""
+    for entry in ENVIRONMENTS.values():
+        typer.echo(f"{entry.key}\t{entry.env_id}")
+
+
+@app.command("models")
+def models_command(env: Annotated[str, typer.Argument(help="Environment.")] = "e1") -> None:
+    """List the built-in models of an environment."""
+    for name in sorted(baseline_policies(resolve_env(env))):
+        typer.echo(name)
+
+
+@app.command("serve")
+def serve_command(
+    env: Annotated[str, typer.Argument(help="Environment whose baseline to serve.")] = "e1",
+    policy: Annotated[str, typer.Option(help="Built-in model to serve.")] = "heuristic",
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1.")] = 8000,
+    latency: Annotated[float, typer.Option(help="Simulated seconds per completion.")] = 0.0,
+) -> None:
+    """Serve a built-in model over the OpenAI chat-completions protocol on 127.0.0.1."""
+    from security_verifiers.serving import PolicyServer, serve_forever
+
+    policies = baseline_policies(resolve_env(env))
+    if policy not in policies:
+        raise UserError(f"unknown built-in model '{policy}'; available: {', '.join(policies)}")
+    console.print(f"Serving '{policy}' at http://127.0.0.1:{port}/v1 (Ctrl-C to stop)")
+    serve_forever(PolicyServer(policies[policy], policy, latency_s=latency), port=port)
+
+
+def main() -> None:
+    """Entry point: user mistakes print one line and exit 2; Ctrl-C exits 130."""
+    try:
+        app(standalone_mode=False)
+    except UserError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        raise SystemExit(2) from None
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/yellow]")
+        raise SystemExit(130) from None
+    except (typer.Abort, typer.Exit) as exc:
+        raise SystemExit(getattr(exc, "exit_code", 1)) from None
+    except Exception as exc:
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            raise SystemExit(exc.exit_code) from None
+        raise
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The evaluation harness: run models on environments, write reproducible artifacts."""

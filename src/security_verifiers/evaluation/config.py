@@ -1,0 +1,39 @@
+"""Everything that defines an evaluation run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class EvalConfig(BaseModel):
+    env: str
+    models: list[str]
+    n: int | None = Field(default=None, description="examples to evaluate; None = all")
+    seed: int = 42
+    max_concurrent: int = Field(default=16, ge=1)
+    temperature: float | None = 0.0
+    top_p: float | None = None
+    max_tokens: int | None = 512
+    env_args: dict[str, Any] = Field(default_factory=dict)
+    output_root: Path = Path("outputs/evals")
+    cache_dir: Path | None = None
+    resume: bool = True
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    max_retries: int = Field(default=5, ge=0)
+    timeout_s: float = Field(default=120.0, gt=0)
+    price_usd_per_mtok: tuple[float, float] | None = None
+    show_progress: bool = True
+
+    def sampling_args(self) -> dict[str, Any]:
+        """Sampling arguments sent with every request (None values are left out)."""
+        args = {
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+        }
+        return {k: v for k, v in args.items() if v is not None}

@@ -1,0 +1,85 @@
+"""Turning a verifiers rollout into one line of results.jsonl."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def completion_text(completion: Any) -> str:
+    """The last assistant message's text ('' when the model said nothing)."""
+    if isinstance(completion, str):
+        return completion
+    for message in reversed(completion or []):
+        role = message.get("role") if isinstance(message, Mapping) else getattr(message, "role", "")
+        if role == "assistant":
+            content = (
+                message.get("content") if isinstance(message, Mapping) else message.content
+            )
+            if isinstance(content, list):
+                return " ".join(
+                    p.get("text", "") for p in content if isinstance(p, Mapping)
+                ).strip()
+            return content or ""
+    return ""
+
+
+def _error_text(error: Any) -> str | None:
+    if not error:
+        return None
+    if isinstance(error, Mapping):
+        return str(error.get("error_chain_str") or error.get("message") or error.get("error"))
+    return str(error)
+
+
+def rollout_row(output: Mapping[str, Any], parser: Any, run_attempt: int) -> dict[str, Any]:
+    """One results.jsonl record: ids, raw completion, parsed answer, every reward component."""
+    info = output.get("info") or {}
+    text = completion_text(output.get("completion"))
+    parsed: dict[str, Any] | None = None
+    parse_error: str | None = None
+    parse = getattr(parser, "parse_completion", None)
+    if parse is not None:
+        result = parse(output.get("completion") or [])
+        parsed = result.answer.model_dump() if result.answer is not None else None
+        parse_error = result.error
+    usage = output.get("token_usage") or {}
+    timing = output.get("timing") or {}
+    return {
+        "example_id": output.get("example_id"),
+        "example_key": info.get("id"),
+        "scenario": info.get("scenario"),
+        "gold": output.get("answer"),
+        "completion": text,
+        "parsed": parsed,
+        "parse_error": parse_error,
+        "rewards": dict(output.get("metrics") or {}),
+        "reward": float(output.get("reward") or 0.0),
+        "latency_s": round(float(timing.get("total") or 0.0), 6),
+        "tokens": {
+            "input": int(usage.get("input_tokens") or 0),
+            "output": int(usage.get("output_tokens") or 0),
+        },
+        "error": _error_text(output.get("error")),
+        "attempt": run_attempt,
+    }
+
+
+def failed_row(row: Mapping[str, Any], exc: BaseException, run_attempt: int) -> dict[str, Any]:
+    """A results record for a rollout that raised before verifiers could score it."""
+    info = row.get("info") or {}
+    return {
+        "example_id": row.get("example_id"),
+        "example_key": info.get("id"),
+        "scenario": info.get("scenario"),
+        "gold": row.get("answer"),
+        "completion": "",
+        "parsed": None,
+        "parse_error": None,
+        "rewards": {},
+        "reward": 0.0,
+        "latency_s": 0.0,
+        "tokens": {"input": 0, "output": 0},
+        "error": f"{type(exc).__name__}: {exc}",
+        "attempt": run_attempt,
+    }

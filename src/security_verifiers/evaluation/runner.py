@@ -1,0 +1,281 @@
+"""Run models on an environment through verifiers and write the run's artifacts.
+
+Per model: resolve it, open one OpenAI-compatible client, run rollouts concurrently with
+`env.run_rollout`, append each finished rollout to results.jsonl, then write summary.json and
+the final metadata.json. Re-running the same command resumes an unfinished run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import random
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import openai
+import verifiers as vf
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from security_verifiers.environments import EnvEntry, baseline_policies, resolve_env
+from security_verifiers.errors import UserError
+from security_verifiers.evaluation.config import EvalConfig
+from security_verifiers.evaluation.pricing import cost_usd
+from security_verifiers.evaluation.provenance import git_state, package_versions, platform_info
+from security_verifiers.evaluation.records import failed_row, rollout_row
+from security_verifiers.evaluation.run_store import RunStore, find_resumable
+from security_verifiers.evaluation.summary import print_summary_table, summarize
+from security_verifiers.models.clients import build_client, check_endpoint
+from security_verifiers.models.response_cache import ResponseCache
+from security_verifiers.models.spec import ModelSpec, resolve_model
+
+
+@dataclass
+class ModelRun:
+    """The outcome of evaluating one model."""
+
+    spec: ModelSpec
+    run_dir: Path
+    summary: dict[str, Any]
+    resumed_rows: int
+
+
+def load_env(entry: EnvEntry, env_args: Mapping[str, Any]) -> vf.Environment:
+    """Load through verifiers, turning dataset and argument mistakes into user errors."""
+    entry.module()
+    try:
+        return vf.load_environment(entry.env_id, **env_args)
+    except (ValueError, TypeError, OSError) as exc:
+        raise UserError(f"cannot load {entry.env_id}: {exc}") from None
+
+
+def select_inputs(env: vf.Environment, n: int | None, seed: int) -> list[dict[str, Any]]:
+    """The first `n` examples of the evaluation set in an order fixed by `seed`."""
+    dataset = env.get_eval_dataset()
+    total = len(dataset)
+    if n is not None and n > total:
+        raise UserError(
+            f"N={n} is larger than the dataset ({total} examples in {env.env_id}); "
+            f"use -n {total} or fewer"
+        )
+    order = list(range(total))
+    random.Random(seed).shuffle(order)
+    chosen = order[: n if n is not None and n > 0 else total]
+    return [dataset[i] for i in chosen]
+
+
+def fingerprint(parts: Mapping[str, Any]) -> str:
+    blob = json.dumps(parts, sort_keys=True, default=str).encode()
+    return hashlib.sha256(blob).hexdigest()
+
+
+async def evaluate(config: EvalConfig, console: Console | None = None) -> list[ModelRun]:
+    """Evaluate every model in `config.models`; returns their runs (artifacts are on disk)."""
+    console = console or Console(stderr=True)
+    logging.getLogger("verifiers").setLevel(logging.CRITICAL)
+    entry = resolve_env(config.env)
+    baselines = baseline_policies(entry)
+    specs = [
+        resolve_model(
+            name, baselines=baselines, base_url=config.base_url, api_key_env=config.api_key_env
+        )
+        for name in config.models
+    ]
+    env = load_env(entry, config.env_args)
+    inputs = select_inputs(env, config.n, config.seed)
+    cache = ResponseCache(config.cache_dir) if config.cache_dir else None
+    runs: list[ModelRun] = []
+    for spec in specs:
+        runs.append(await _evaluate_model(config, entry, env, inputs, spec, baselines, cache, console))
+    print_summary_table([(run.spec.name, run.summary) for run in runs], console)
+    for run in runs:
+        console.print(f"[dim]{run.spec.name}: {run.run_dir}[/dim]")
+    return runs
+
+
+async def _evaluate_model(
+    config: EvalConfig,
+    entry: EnvEntry,
+    env: vf.Environment,
+    inputs: Sequence[dict[str, Any]],
+    spec: ModelSpec,
+    baselines: Mapping[str, Any],
+    cache: ResponseCache | None,
+    console: Console,
+) -> ModelRun:
+    client = build_client(
+        spec,
+        baselines=baselines,
+        cache=cache,
+        max_retries=config.max_retries,
+        timeout_s=config.timeout_s,
+    )
+    try:
+        await check_endpoint(client, spec)
+        return await _run_rollouts(config, entry, env, inputs, spec, client, cache, console)
+    finally:
+        await client.close()
+
+
+def _run_identity(
+    config: EvalConfig, env: vf.Environment, inputs: Sequence[dict[str, Any]], spec: ModelSpec
+) -> dict[str, Any]:
+    keys = [(row.get("info") or {}).get("id", row["example_id"]) for row in inputs]
+    return {
+        "env_id": env.env_id,
+        "env_args": config.env_args,
+        "dataset_hash": getattr(env, "sv_dataset_info", {}).get("content_hash"),
+        "examples_hash": fingerprint({"keys": keys}),
+        "model": spec.name,
+        "model_id": spec.model_id,
+        "base_url": spec.base_url,
+        "sampling_args": config.sampling_args(),
+        "reward_config": getattr(env, "sv_reward_config", None),
+        "seed": config.seed,
+        "n": len(inputs),
+    }
+
+
+async def _run_rollouts(
+    config: EvalConfig,
+    entry: EnvEntry,
+    env: vf.Environment,
+    inputs: Sequence[dict[str, Any]],
+    spec: ModelSpec,
+    client: Any,
+    cache: ResponseCache | None,
+    console: Console,
+) -> ModelRun:
+    identity = _run_identity(config, env, inputs, spec)
+    run_fingerprint = fingerprint(identity)
+    model_dir = config.output_root / f"{entry.env_id}--{spec.slug}"
+    store = find_resumable(model_dir, run_fingerprint) if config.resume else None
+    previous = store.metadata() if store else None
+    if store is None:
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+        store = RunStore(model_dir / f"{stamp}-{run_fingerprint[:8]}")
+    kept = [row for row in store.load_results() if not row.get("error")]
+    done = {row["example_id"] for row in kept}
+    kept = list({row["example_id"]: row for row in kept}.values())
+    store.rewrite_results(kept)
+    attempt = int((previous or {}).get("attempts", 0)) + 1
+    todo = [row for row in inputs if row["example_id"] not in done]
+
+    metadata: dict[str, Any] = {
+        **identity,
+        "fingerprint": run_fingerprint,
+        "run_id": store.dir.name,
+        "status": "running",
+        "attempts": attempt,
+        "env": entry.key,
+        "model_kind": spec.kind,
+        "api_key_env": spec.api_key_env if spec.kind == "endpoint" else None,
+        "dataset": getattr(env, "sv_dataset_info", None),
+        "git": git_state(),
+        "packages": package_versions(),
+        "platform": platform_info(),
+        "max_concurrent": config.max_concurrent,
+        "max_retries": config.max_retries,
+        "timeout_s": config.timeout_s,
+        "cache": None,
+        "started_at": (previous or {}).get("started_at") or datetime.now(UTC).isoformat(),
+        "resumed_rows": len(kept),
+    }
+    store.write_metadata(metadata)
+    if kept:
+        console.print(f"Resuming {store.dir}: {len(kept)} of {len(inputs)} rollouts already done")
+
+    vf_client = vf.OpenAIChatCompletionsClient(client)
+    sampling = config.sampling_args()
+    semaphore = asyncio.Semaphore(config.max_concurrent)
+    started = time.perf_counter()
+    status = "interrupted"
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not config.show_progress,
+        transient=True,
+    )
+
+    async def one(row: dict[str, Any], task_id: Any) -> None:
+        async with semaphore:
+            try:
+                output = await env.run_rollout(row, vf_client, spec.model_id, sampling)
+                result = rollout_row(output, env.parser, attempt)
+            except openai.AuthenticationError:
+                raise UserError(
+                    f"{spec.base_url} rejected the API key from ${spec.api_key_env} (401)"
+                ) from None
+            except Exception as exc:  # recorded per rollout; resume retries it
+                result = failed_row(row, exc, attempt)
+            store.append_result(result)
+            progress.advance(task_id)
+
+    try:
+        with progress:
+            task_id = progress.add_task(
+                f"{entry.key} · {spec.name}", total=len(inputs), completed=len(kept)
+            )
+            await asyncio.gather(*(one(row, task_id) for row in todo))
+        status = "complete"
+    finally:
+        rows = store.load_results()
+        elapsed = time.perf_counter() - started
+        metadata.update(_final_fields(config, spec, rows, elapsed, len(todo), cache, status))
+        store.write_metadata(metadata)
+        if status != "complete":
+            console.print(
+                f"[yellow]Stopped: {len(rows)} of {len(inputs)} rollouts saved in {store.dir}; "
+                f"rerun the same command to resume.[/yellow]"
+            )
+
+    summary = summarize(rows, payoffs=getattr(env, "sv_payoffs", None), seed=config.seed)
+    summary.update({"model": spec.name, "env_id": env.env_id, "run_id": store.dir.name})
+    store.write_summary(summary)
+    if rows and summary["n_errors"] == len(rows):
+        first = next(r["error"] for r in rows if r.get("error"))
+        raise UserError(f"every rollout for '{spec.name}' failed; first error: {first}")
+    return ModelRun(spec=spec, run_dir=store.dir, summary=summary, resumed_rows=len(kept))
+
+
+def _final_fields(
+    config: EvalConfig,
+    spec: ModelSpec,
+    rows: Sequence[Mapping[str, Any]],
+    elapsed: float,
+    attempted: int,
+    cache: ResponseCache | None,
+    status: str,
+) -> dict[str, Any]:
+    tokens_in = sum(int(r.get("tokens", {}).get("input", 0)) for r in rows)
+    tokens_out = sum(int(r.get("tokens", {}).get("output", 0)) for r in rows)
+    return {
+        "status": status,
+        "finished_at": datetime.now(UTC).isoformat(),
+        "n_completed": len(rows),
+        "n_errors": sum(1 for r in rows if r.get("error")),
+        "timings": {
+            "this_attempt_s": round(elapsed, 3),
+            "rollouts_this_attempt": attempted,
+            "rollouts_per_hour": round(attempted / elapsed * 3600, 1) if elapsed > 0 else None,
+        },
+        "token_usage": {"input": tokens_in, "output": tokens_out},
+        "cost_usd": cost_usd(
+            spec.model_id,
+            tokens_in,
+            tokens_out,
+            config.price_usd_per_mtok,
+            free=spec.kind == "baseline",
+        ),
+        "cache": cache.stats() if cache else None,
+    }

@@ -1,0 +1,1 @@
+"""Model access: every model, remote or built-in, is reached through one OpenAI-compatible client."""

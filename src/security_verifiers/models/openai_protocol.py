@@ -1,0 +1,96 @@
+"""The small slice of the OpenAI chat-completions wire format the project serves itself.
+
+Built-in baselines answer through this format (in-process, or over HTTP from `sv serve`),
+so every model — remote API, vLLM server or baseline — travels the same client code path.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """The parts of a chat-completions request a policy may look at."""
+
+    model: str
+    messages: Sequence[Mapping[str, Any]]
+    seed: int | None = None
+    temperature: float | None = None
+
+    @classmethod
+    def from_body(cls, body: Mapping[str, Any]) -> ChatRequest:
+        return cls(
+            model=str(body.get("model", "")),
+            messages=list(body.get("messages") or []),
+            seed=body.get("seed"),
+            temperature=body.get("temperature"),
+        )
+
+    def last_user_text(self) -> str:
+        """Text of the last user message ('' if none)."""
+        for message in reversed(self.messages):
+            if message.get("role") == "user":
+                return message_text(message.get("content"))
+        return ""
+
+
+ChatPolicy = Callable[[ChatRequest], str]
+"""A model as a function: request in, assistant text out."""
+
+
+def message_text(content: Any) -> str:
+    """Flatten OpenAI message content (a string or a list of parts) to text."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(
+            part.get("text", "") for part in content if isinstance(part, Mapping)
+        ).strip()
+    return ""
+
+
+def count_tokens(text: str) -> int:
+    """A rough token count (whitespace words) for built-in models that have no tokenizer."""
+    return len(text.split())
+
+
+def chat_completion(request: ChatRequest, text: str) -> dict[str, Any]:
+    """A `chat.completion` response object carrying `text` as the assistant message."""
+    prompt_tokens = sum(count_tokens(message_text(m.get("content"))) for m in request.messages)
+    completion_tokens = count_tokens(text)
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": request.model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": "stop",
+                "logprobs": None,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+
+
+def model_list(model_ids: Sequence[str]) -> dict[str, Any]:
+    """A `/v1/models` response listing `model_ids`."""
+    return {
+        "object": "list",
+        "data": [{"id": m, "object": "model", "created": 0, "owned_by": "sv"} for m in model_ids],
+    }
+
+
+def error_body(message: str, kind: str = "invalid_request_error") -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "param": None, "code": None}}
