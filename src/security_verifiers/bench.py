@@ -12,6 +12,7 @@ import asyncio
 import tempfile
 import time
 import tracemalloc
+from functools import partial
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -54,6 +55,7 @@ async def _verifiers_run(base_url: str, n: int, concurrency: int) -> None:
             sampling_args={"temperature": 0.0, "max_tokens": 512, "seed": 42},
             num_examples=n,
             max_concurrent=concurrency,
+            on_start=lambda *a, **k: None,
             on_progress=lambda *a, **k: None,
             on_log=lambda *a, **k: None,
         )
@@ -84,18 +86,22 @@ def main(argv: list[str] | None = None) -> None:
 
     policy = baseline_policies(resolve_env("e1"))["heuristic"]
     table = Table(title=f"E1 throughput, n={args.n}, max_concurrent={args.concurrency}")
-    for column in ("latency s", "harness r/h", "env.evaluate r/h", "ratio", "harness MiB", "vf MiB"):
+    for column in (
+        "latency s",
+        "harness r/h",
+        "env.evaluate r/h",
+        "ratio",
+        "harness MiB",
+        "vf MiB",
+    ):
         table.add_column(column, justify="right")
     for latency in (float(x) for x in args.latencies.split(",")):
         server = PolicyServer(policy, "heuristic-remote", latency_s=latency)
         with serve_in_thread(server) as base_url, tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp)
 
-            def harness() -> Awaitable[None]:
-                return _harness_run(base_url, args.n, args.concurrency, out)
-
-            def reference() -> Awaitable[None]:
-                return _verifiers_run(base_url, args.n, args.concurrency)
+            harness = partial(_harness_run, base_url, args.n, args.concurrency, out)
+            reference = partial(_verifiers_run, base_url, args.n, args.concurrency)
 
             _timed(reference, trace=False)  # warm-up: dataset build, imports, connections
             t_harness = min(_timed(harness, False)[0] for _ in range(args.repeats))

@@ -20,7 +20,7 @@ app = typer.Typer(
     no_args_is_help=True,
     help="Security Verifiers: evaluate models on executable-reward security environments.",
 )
-console = Console(stderr=True)
+console = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 DEFAULT_REMOTE_MODEL = "gpt-4o-mini"
 DEFAULT_OFFLINE_MODEL = "heuristic"

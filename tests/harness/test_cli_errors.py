@@ -49,7 +49,12 @@ def test_unknown_model_without_endpoint(tmp_path):
 
 def test_missing_key_for_openai_model(tmp_path):
     proc = sv(
-        "eval", "e1", "--models", "gpt-4o-mini", "--base-url", "https://api.openai.com/v1",
+        "eval",
+        "e1",
+        "--models",
+        "gpt-4o-mini",
+        "--base-url",
+        "https://api.openai.com/v1",
         tmp_path=tmp_path,
     )
     assert_clean_error(proc, "OPENAI_API_KEY")
@@ -81,16 +86,34 @@ def test_malformed_dataset_file_names_file_and_line(tmp_path):
         "2.0\tC2\t10.0.0.1\tnot-a-port\t10.0.0.2\t80\ttcp\tMalicious\t-\n"
     )
     proc = sv(
-        "eval", "e1", "--models", "heuristic", "-n", "1", "--env-arg", "source=zeek",
-        "--env-arg", f"path={bad}", "--env-arg", "split=all", tmp_path=tmp_path,
+        "eval",
+        "e1",
+        "--models",
+        "heuristic",
+        "-n",
+        "1",
+        "--env-arg",
+        "source=zeek",
+        "--env-arg",
+        f"path={bad}",
+        "--env-arg",
+        "split=all",
+        tmp_path=tmp_path,
     )
     assert_clean_error(proc, "bad.conn.log.labeled", "line 4")
 
 
 def test_missing_dataset_file(tmp_path):
     proc = sv(
-        "eval", "e1", "--models", "heuristic", "--env-arg", "source=zeek",
-        "--env-arg", f"path={tmp_path / 'absent.log'}", tmp_path=tmp_path,
+        "eval",
+        "e1",
+        "--models",
+        "heuristic",
+        "--env-arg",
+        "source=zeek",
+        "--env-arg",
+        f"path={tmp_path / 'absent.log'}",
+        tmp_path=tmp_path,
     )
     assert_clean_error(proc, "absent.log")
 
@@ -103,7 +126,12 @@ def test_bad_env_args_json(tmp_path, bad):
 
 def test_unknown_reward_weight(tmp_path):
     proc = sv(
-        "eval", "e1", "--models", "heuristic", "--env-args",
-        '{"reward_weights": {"decison": 1}}', tmp_path=tmp_path,
+        "eval",
+        "e1",
+        "--models",
+        "heuristic",
+        "--env-args",
+        '{"reward_weights": {"decison": 1}}',
+        tmp_path=tmp_path,
     )
     assert_clean_error(proc, "decison")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+
 from security_verifiers.evaluation.config import EvalConfig
 from security_verifiers.evaluation.runner import evaluate
 
@@ -17,7 +18,7 @@ N = 12
 
 
 def run(config: EvalConfig):
-    return asyncio.run(evaluate(config, Console(file=open("/dev/null", "w"))))  # noqa: SIM115
+    return asyncio.run(evaluate(config, Console(file=open("/dev/null", "w"))))
 
 
 def read_rows(run_dir: Path) -> list[dict]:
@@ -41,7 +42,12 @@ def test_http_model_writes_all_three_artifacts(heuristic_server, tmp_path):
     assert meta["packages"]["verifiers"] == "0.3.1"
     assert meta["dataset"]["content_hash"].startswith("sha256:")
     assert meta["sampling_args"] == {"temperature": 0.0, "max_tokens": 512, "seed": 42}
-    assert set(meta["reward_config"]["weights"]) == {"decision", "calibration", "format", "accuracy"}
+    assert set(meta["reward_config"]["weights"]) == {
+        "decision",
+        "calibration",
+        "format",
+        "accuracy",
+    }
     assert {"commit", "dirty"} <= set(meta["git"])
     assert meta["token_usage"]["input"] > 0 and meta["cost_usd"] is None
     assert len(rows) == N and len({r["example_id"] for r in rows}) == N

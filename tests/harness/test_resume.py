@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from security_verifiers.environments import baseline_policies, resolve_env
 from security_verifiers.serving import PolicyServer, serve_in_thread
 
@@ -20,8 +21,17 @@ N = 24
 def sv(*args: str, out: Path) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
     return subprocess.Popen(
-        [sys.executable, "-m", "security_verifiers.cli", "eval", "e1", *args,
-         "--output-dir", str(out), "--quiet"],
+        [
+            sys.executable,
+            "-m",
+            "security_verifiers.cli",
+            "eval",
+            "e1",
+            *args,
+            "--output-dir",
+            str(out),
+            "--quiet",
+        ],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

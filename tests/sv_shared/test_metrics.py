@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from sv_shared.metrics import (
     abstain_rate,
     accuracy,

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from sv_shared.parsers import (
     MAX_SCAN_CHARS,
     ClassificationAnswer,

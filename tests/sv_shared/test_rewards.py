@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from sv_shared.parsers import ClassificationAnswer, JsonClassificationParser, ParseResult
 from sv_shared.rewards import (
     COMPONENTS,

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+
 from sv_shared.rollout_logging import RolloutLogger, build_rollout_logger
 
 

@@ -12,14 +12,14 @@ from typing import Any
 
 import verifiers as vf
 from datasets import Dataset
-from sv_shared.parsers import JsonClassificationParser
-from sv_shared.rewards import RewardWeights, abstention_threshold
 
 from sv_env_network_logs.baselines import baseline_policies
 from sv_env_network_logs.dataset import load_flows
 from sv_env_network_logs.flows import LabeledFlow
 from sv_env_network_logs.prompts import SYSTEM_PROMPT, render_flow
 from sv_env_network_logs.rubric import ABSTAIN, LABELS, build_payoffs, build_rubric
+from sv_shared.parsers import JsonClassificationParser
+from sv_shared.rewards import RewardWeights, abstention_threshold
 
 ENV_ID = "sv-env-network-logs"
 __all__ = ["ENV_ID", "baseline_policies", "load_environment", "to_rows"]

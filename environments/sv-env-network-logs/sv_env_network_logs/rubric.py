@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import verifiers as vf
+
 from sv_shared.parsers import JsonClassificationParser, ParseResult
 from sv_shared.rewards import Payoffs, RewardWeights, classification_reward_components
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 
@@ -13,15 +13,20 @@ def completion_text(completion: Any) -> str:
     for message in reversed(completion or []):
         role = message.get("role") if isinstance(message, Mapping) else getattr(message, "role", "")
         if role == "assistant":
-            content = (
-                message.get("content") if isinstance(message, Mapping) else message.content
-            )
+            content = message.get("content") if isinstance(message, Mapping) else message.content
             if isinstance(content, list):
                 return " ".join(
                     p.get("text", "") for p in content if isinstance(p, Mapping)
                 ).strip()
             return content or ""
     return ""
+
+
+SCORED_MODEL_ERRORS = frozenset(
+    {"EmptyModelResponseError", "InvalidModelResponseError", "OverlongPromptError"}
+)
+"""Failures that are the model's own output (nothing, or something unusable): the rollout is
+scored like any other answer (as invalid) and is not retried on resume."""
 
 
 def _error_text(error: Any) -> str | None:
@@ -32,8 +37,26 @@ def _error_text(error: Any) -> str | None:
     return str(error)
 
 
-def rollout_row(output: Mapping[str, Any], parser: Any, run_attempt: int) -> dict[str, Any]:
-    """One results.jsonl record: ids, raw completion, parsed answer, every reward component."""
+def _split_error(error: Any) -> tuple[str | None, str | None]:
+    """(infrastructure error, model-output error) from verifiers' error record."""
+    name = error.get("error") if isinstance(error, Mapping) else type(error).__name__
+    text = _error_text(error)
+    if text is None:
+        return None, None
+    return (None, text) if name in SCORED_MODEL_ERRORS else (text, None)
+
+
+def rollout_row(
+    output: Mapping[str, Any],
+    parser: Any,
+    run_attempt: int,
+    component_names: Collection[str] | None = None,
+) -> dict[str, Any]:
+    """One results.jsonl record: ids, raw completion, parsed answer, every reward component.
+
+    `component_names` picks the reward components out of verifiers' metrics; the rest (such as
+    `num_turns`) are kept under `metrics`.
+    """
     info = output.get("info") or {}
     text = completion_text(output.get("completion"))
     parsed: dict[str, Any] | None = None
@@ -43,6 +66,12 @@ def rollout_row(output: Mapping[str, Any], parser: Any, run_attempt: int) -> dic
         result = parse(output.get("completion") or [])
         parsed = result.answer.model_dump() if result.answer is not None else None
         parse_error = result.error
+    metrics = dict(output.get("metrics") or {})
+
+    def is_component(name: str) -> bool:
+        return component_names is None or name in component_names
+
+    infra_error, model_error = _split_error(output.get("error"))
     usage = output.get("token_usage") or {}
     timing = output.get("timing") or {}
     return {
@@ -53,14 +82,16 @@ def rollout_row(output: Mapping[str, Any], parser: Any, run_attempt: int) -> dic
         "completion": text,
         "parsed": parsed,
         "parse_error": parse_error,
-        "rewards": dict(output.get("metrics") or {}),
+        "rewards": {k: v for k, v in metrics.items() if is_component(k)},
+        "metrics": {k: v for k, v in metrics.items() if not is_component(k)},
         "reward": float(output.get("reward") or 0.0),
         "latency_s": round(float(timing.get("total") or 0.0), 6),
         "tokens": {
             "input": int(usage.get("input_tokens") or 0),
             "output": int(usage.get("output_tokens") or 0),
         },
-        "error": _error_text(output.get("error")),
+        "error": infra_error,
+        "model_error": model_error,
         "attempt": run_attempt,
     }
 
@@ -77,9 +108,11 @@ def failed_row(row: Mapping[str, Any], exc: BaseException, run_attempt: int) -> 
         "parsed": None,
         "parse_error": None,
         "rewards": {},
+        "metrics": {},
         "reward": 0.0,
         "latency_s": 0.0,
         "tokens": {"input": 0, "output": 0},
         "error": f"{type(exc).__name__}: {exc}",
+        "model_error": None,
         "attempt": run_attempt,
     }

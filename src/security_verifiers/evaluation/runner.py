@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import datasets
 import openai
 import verifiers as vf
 from rich.console import Console
@@ -50,8 +51,14 @@ class ModelRun:
 def load_env(entry: EnvEntry, env_args: Mapping[str, Any]) -> vf.Environment:
     """Load through verifiers, turning dataset and argument mistakes into user errors."""
     entry.module()
+    datasets.disable_progress_bars()
     try:
         return vf.load_environment(entry.env_id, **env_args)
+    except RuntimeError as exc:  # verifiers wraps whatever load_environment raised
+        cause = exc.__cause__ or exc
+        if isinstance(cause, (ValueError, TypeError, OSError)):
+            raise UserError(f"cannot load {entry.env_id}: {cause}") from None
+        raise
     except (ValueError, TypeError, OSError) as exc:
         raise UserError(f"cannot load {entry.env_id}: {exc}") from None
 
@@ -93,7 +100,9 @@ async def evaluate(config: EvalConfig, console: Console | None = None) -> list[M
     cache = ResponseCache(config.cache_dir) if config.cache_dir else None
     runs: list[ModelRun] = []
     for spec in specs:
-        runs.append(await _evaluate_model(config, entry, env, inputs, spec, baselines, cache, console))
+        runs.append(
+            await _evaluate_model(config, entry, env, inputs, spec, baselines, cache, console)
+        )
     print_summary_table([(run.spec.name, run.summary) for run in runs], console)
     for run in runs:
         console.print(f"[dim]{run.spec.name}: {run.run_dir}[/dim]")
@@ -193,6 +202,7 @@ async def _run_rollouts(
         console.print(f"Resuming {store.dir}: {len(kept)} of {len(inputs)} rollouts already done")
 
     vf_client = vf.OpenAIChatCompletionsClient(client)
+    components = (getattr(env, "sv_reward_config", None) or {}).get("weights")
     sampling = config.sampling_args()
     semaphore = asyncio.Semaphore(config.max_concurrent)
     started = time.perf_counter()
@@ -211,7 +221,7 @@ async def _run_rollouts(
         async with semaphore:
             try:
                 output = await env.run_rollout(row, vf_client, spec.model_id, sampling)
-                result = rollout_row(output, env.parser, attempt)
+                result = rollout_row(output, env.parser, attempt, components)
             except openai.AuthenticationError:
                 raise UserError(
                     f"{spec.base_url} rejected the API key from ${spec.api_key_env} (401)"

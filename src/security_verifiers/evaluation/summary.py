@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+
 from sv_shared.metrics import bootstrap_ci, classification_metrics
 from sv_shared.rewards import Payoffs
 

@@ -1,1 +1,1 @@
-"""Model access: every model, remote or built-in, is reached through one OpenAI-compatible client."""
+"""Model access: every model, remote or built-in, goes through one OpenAI-compatible client."""

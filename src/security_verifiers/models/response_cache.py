@@ -21,7 +21,9 @@ class ResponseCache:
     def key(method: str, url: str, body: bytes) -> str:
         """sha256 over method, URL and the body re-serialised canonically (sorted keys)."""
         try:
-            canonical = json.dumps(json.loads(body or b"null"), sort_keys=True, separators=(",", ":"))
+            canonical = json.dumps(
+                json.loads(body or b"null"), sort_keys=True, separators=(",", ":")
+            )
         except ValueError:
             canonical = body.decode("utf-8", "replace")
         return hashlib.sha256(f"{method}\n{url}\n{canonical}".encode()).hexdigest()

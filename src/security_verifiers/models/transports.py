@@ -58,7 +58,9 @@ class CachingTransport(httpx2.AsyncBaseTransport):
         key = self._cache.key(request.method, str(request.url), body)
         cached = self._cache.get(key)
         if cached is not None:
-            return httpx2.Response(200, content=cached, headers={"content-type": "application/json"})
+            return httpx2.Response(
+                200, content=cached, headers={"content-type": "application/json"}
+            )
         response = await self._inner.handle_async_request(request)
         if response.status_code == 200:
             content = await response.aread()
