@@ -12,8 +12,8 @@ import asyncio
 import tempfile
 import time
 import tracemalloc
-from functools import partial
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 
 import httpx2
