@@ -53,6 +53,13 @@ def test_parse_finds_the_block_inside_a_prompt_and_rejects_garbage():
     flow = build_default_dataset()[0].flow
     prompt = "system text\n\n" + format_user_prompt(flow) + "\nAnswer in JSON."
     assert parse_rendered_flow(prompt) == flow
+    assert parse_rendered_flow(SYSTEM_PROMPT + "\n" + render_flow(flow)) == flow
+    prose = f"Blocks look like {FLOW_BLOCK_START} ... {FLOW_BLOCK_END}.\n" + render_flow(flow)
+    assert parse_rendered_flow(prose) == flow
+    broken = render_flow(flow).replace("id.resp_h: ", "id.resp_h: 999.")
+    assert parse_rendered_flow(broken) is None
+    broken_then_good = broken + "\n" + prose
+    assert parse_rendered_flow(broken_then_good) == flow
     assert parse_rendered_flow("no block here") is None
     assert parse_rendered_flow(FLOW_BLOCK_START + "\nproto: tcp\n") is None  # unterminated
     bad_value = render_flow(flow).replace("proto: ", "proto: t c p\nx")

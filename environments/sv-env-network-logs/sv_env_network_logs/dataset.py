@@ -19,6 +19,7 @@ from sv_env_network_logs.loaders import (
     HF_IOT23_ID,
     DatasetError,
     LoadStats,
+    describe_validation_error,
     load_cic_ids_2017,
     load_hf_iot23,
     load_nsl_kdd,
@@ -165,7 +166,9 @@ def write_jsonl(items: Iterable[LabeledFlow], path: str | Path) -> None:
             handle.write(canonical_json(item) + "\n")
 
 
-def read_jsonl(path: str | Path, *, strict: bool = True, stats: LoadStats | None = None) -> list:
+def read_jsonl(
+    path: str | Path, *, strict: bool = True, stats: LoadStats | None = None
+) -> list[LabeledFlow]:
     """Read LabeledFlow dicts from JSONL; ids must be unique."""
     path, stats = Path(path), stats if stats is not None else LoadStats()
     if not path.is_file():
@@ -193,12 +196,7 @@ def read_jsonl(path: str | Path, *, strict: bool = True, stats: LoadStats | None
 
 
 def _short(exc: Exception) -> str:
-    if isinstance(exc, ValidationError):
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err.get("loc", ()))
-        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-        return f"{loc}: {msg}" if loc else msg
-    return str(exc)
+    return describe_validation_error(exc) if isinstance(exc, ValidationError) else str(exc)
 
 
 # ---------------------------------------------------------------------------- dispatcher

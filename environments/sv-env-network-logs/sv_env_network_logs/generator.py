@@ -548,7 +548,7 @@ def _benign_failed(rng: Random, t: float, k: int) -> list[dict]:
                 dport=rng.choice((443, 443, 80, 8443, 5228)),
                 state=state,
                 syn_pkts=rng.randint(1, 3),
-                duration=rng.uniform(1.0, 7.0),
+                duration=rng.uniform(1.0, 7.0) if state == "S0" else _skew(rng, 0.0005, 0.3),
             )
         )
         t += rng.uniform(1.0, 30.0)

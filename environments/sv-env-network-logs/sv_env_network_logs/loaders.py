@@ -36,7 +36,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from sv_env_network_logs.flows import LabeledFlow, is_missing, parse_float
+from sv_env_network_logs.flows import Flow, LabeledFlow, is_missing, parse_float
 
 PLACEHOLDER_IP = "0.0.0.0"
 HF_IOT23_ID = "19kmunz/iot-23-preprocessed"
@@ -61,25 +61,29 @@ class _RowError(ValueError):
 
 
 # ---------------------------------------------------------------------------- shared helpers
-def _describe(exc: ValidationError) -> str:
+def describe_validation_error(exc: ValidationError) -> str:
+    """The first error of a pydantic ValidationError as ``field ... problem``."""
     err = exc.errors()[0]
     msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
     loc = ".".join(str(p) for p in err.get("loc", ()) if p != "flow")
     return msg if not loc or msg.startswith(loc) else f"{loc}: {msg}"
 
 
-def _group(src: str | None, dst: str | None, fallback: str) -> str:
-    if is_missing(src) or is_missing(dst) or str(src).strip() == PLACEHOLDER_IP:
+def _group(flow: Flow, fallback: str) -> str:
+    """The unordered (canonical) IP pair, or ``fallback`` when addresses are placeholders."""
+    if PLACEHOLDER_IP in (flow.src_ip, flow.dst_ip):
         return fallback
-    a, b = sorted((str(src).strip(), str(dst).strip()))
+    a, b = sorted((flow.src_ip, flow.dst_ip))
     return f"{a}<->{b}"
 
 
-def _item(**fields: Any) -> LabeledFlow:
+def _item(*, flow: dict[str, Any], fallback_group: str, **fields: Any) -> LabeledFlow:
+    """Validate one row; any schema problem becomes a row error naming the field."""
     try:
-        return LabeledFlow(**fields)
+        parsed = Flow(**flow)
+        return LabeledFlow(flow=parsed, group=_group(parsed, fallback_group), **fields)
     except ValidationError as exc:
-        raise _RowError(_describe(exc)) from None
+        raise _RowError(describe_validation_error(exc)) from None
 
 
 def _binary_label(value: Any) -> str | None:
@@ -226,7 +230,7 @@ def _zeek_item(
         flow=flow,
         label=label,
         scenario=detail or label,
-        group=_group(row.get("id.orig_h"), row.get("id.resp_h"), f"{name}:L{line_no}"),
+        fallback_group=f"{name}:L{line_no}",
         source=f"zeek:{name}",
         detailed_label=detail,
     )
@@ -350,17 +354,14 @@ def load_cic_ids_2017(
             text = str(raw_label).strip()
             benign = text.upper() == "BENIGN"
             duration_us = _nonneg_or_none(get(row, "flow duration"), "duration")
-            src, dst = (
-                (get(row, "source ip"), get(row, "destination ip")) if has_ips else (None,) * 2
-            )
             proto = get(row, "protocol")
             return _item(
                 id=f"{name}:L{line_no}",
                 flow={
                     "ts": _cic_ts(get(row, "timestamp") or ""),
-                    "src_ip": src if has_ips else PLACEHOLDER_IP,
+                    "src_ip": get(row, "source ip") if has_ips else PLACEHOLDER_IP,
                     "src_port": get(row, "source port"),
-                    "dst_ip": dst if has_ips else PLACEHOLDER_IP,
+                    "dst_ip": get(row, "destination ip") if has_ips else PLACEHOLDER_IP,
                     "dst_port": get(row, "destination port"),
                     "proto": "unknown_transport" if proto is None or is_missing(proto) else proto,
                     "duration": None if duration_us is None else duration_us / 1e6,
@@ -371,7 +372,7 @@ def load_cic_ids_2017(
                 },
                 label="Benign" if benign else "Malicious",
                 scenario="BENIGN" if benign else text,
-                group=_group(src, dst, f"{name}:L{line_no}"),
+                fallback_group=f"{name}:L{line_no}",
                 source=f"cic-ids-2017:{name}",
                 detailed_label=None if benign else text,
             )
@@ -444,14 +445,13 @@ def load_unsw_nb15(
             cat = None if is_missing(cat) or cat.strip().lower() == "normal" else cat.strip()
             state = get(row, "state")
             state = None if is_missing(state) else state.strip().upper()
-            src, dst = (get(row, "srcip"), get(row, "dstip")) if layout == "raw" else (None,) * 2
             return _item(
                 id=f"{name}:L{line_no}",
                 flow={
                     "ts": get(row, "stime"),
-                    "src_ip": src if layout == "raw" else PLACEHOLDER_IP,
+                    "src_ip": get(row, "srcip") if layout == "raw" else PLACEHOLDER_IP,
                     "src_port": get(row, "sport"),
-                    "dst_ip": dst if layout == "raw" else PLACEHOLDER_IP,
+                    "dst_ip": get(row, "dstip") if layout == "raw" else PLACEHOLDER_IP,
                     "dst_port": get(row, "dsport"),
                     "proto": get(row, "proto"),
                     "service": get(row, "service"),
@@ -464,7 +464,7 @@ def load_unsw_nb15(
                 },
                 label=label,
                 scenario=cat or "Normal",
-                group=_group(src, dst, f"{name}:L{line_no}"),
+                fallback_group=f"{name}:L{line_no}",
                 source=f"unsw-nb15:{name}",
                 detailed_label=cat,
             )
@@ -536,7 +536,7 @@ def load_nsl_kdd(
                 },
                 label="Benign" if benign else "Malicious",
                 scenario=scenario,
-                group=f"{name}:L{line_no}",
+                fallback_group=f"{name}:L{line_no}",
                 source=f"nsl-kdd:{name}",
                 detailed_label=None if benign else raw_label,
             )
@@ -676,7 +676,7 @@ def load_hf_iot23(
             flow=flow,
             label=label,
             scenario=detail or label,
-            group=_group(flow["src_ip"], flow["dst_ip"], f"hf:{label_name}:{row_no}"),
+            fallback_group=f"hf:{label_name}:{row_no}",
             source=f"hf:{label_name}",
             detailed_label=detail,
         )
@@ -689,6 +689,7 @@ __all__ = [
     "PLACEHOLDER_IP",
     "DatasetError",
     "LoadStats",
+    "describe_validation_error",
     "load_cic_ids_2017",
     "load_hf_iot23",
     "load_nsl_kdd",

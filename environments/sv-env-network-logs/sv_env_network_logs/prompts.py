@@ -8,6 +8,7 @@ group, source or id.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import ValidationError
@@ -40,11 +41,15 @@ RENDER_FIELDS: tuple[tuple[str, str], ...] = (
     ("resp_ip_bytes", "resp_ip_bytes"),
 )
 _ATTR_BY_KEY = dict(RENDER_FIELDS)
+_BLOCK_RE = re.compile(
+    rf"^{re.escape(FLOW_BLOCK_START)}[ \t]*\n(.*?)\n{re.escape(FLOW_BLOCK_END)}[ \t]*$",
+    re.MULTILINE | re.DOTALL,
+)
 
-SYSTEM_PROMPT = f"""You are a network security analyst triaging single network flows.
+SYSTEM_PROMPT = """You are a network security analyst triaging single network flows.
 
-You will see one connection record from a Zeek conn.log between the markers \
-{FLOW_BLOCK_START} and {FLOW_BLOCK_END}. id.orig_h/id.orig_p is the originator \
+You will see one connection record from a Zeek conn.log as "key: value" lines in a fenced \
+zeek-conn block. id.orig_h/id.orig_p is the originator \
 (the side that opened the connection), id.resp_h/id.resp_p the responder; orig_*/resp_* \
 count bytes and packets sent by each side; conn_state and history are Zeek's connection \
 state and TCP flag history; local_orig/local_resp (T/F) say whether an endpoint is inside \
@@ -55,7 +60,7 @@ Decide whether the flow is part of malicious activity (scanning, flooding, brute
 command-and-control, data exfiltration, tunnelling, exploitation) or benign.
 
 Answer with a single JSON object and nothing else:
-{{"label": "Benign|Malicious|Abstain", "confidence": 0.0-1.0, "rationale": "one short sentence"}}
+{"label": "Benign|Malicious|Abstain", "confidence": 0.0-1.0, "rationale": "one short sentence"}
 
 - "confidence" is your probability that the label you give is correct.
 - Use "Abstain" when the record does not give enough evidence either way. A wrong answer \
@@ -93,18 +98,9 @@ def format_user_prompt(flow: Flow) -> str:
     return f"Classify this flow.\n\n{render_flow(flow)}"
 
 
-def parse_rendered_flow(text: str) -> Flow | None:
-    """Recover the :class:`Flow` from text containing a rendered block (``None`` if absent
-    or invalid). Unknown keys make the block invalid; the first block wins."""
-    start = text.find(FLOW_BLOCK_START)
-    if start < 0:
-        return None
-    body_start = start + len(FLOW_BLOCK_START)
-    end = text.find("\n" + FLOW_BLOCK_END, body_start)
-    if end < 0:
-        return None
+def _parse_block(body: str) -> Flow | None:
     fields: dict[str, str] = {}
-    for line in text[body_start:end].splitlines():
+    for line in body.splitlines():
         if not line.strip():
             continue
         key, sep, value = line.partition(": ")
@@ -116,3 +112,17 @@ def parse_rendered_flow(text: str) -> Flow | None:
         return Flow(**fields)
     except (ValidationError, ValueError):
         return None
+
+
+def parse_rendered_flow(text: str) -> Flow | None:
+    """Recover the :class:`Flow` from text containing a rendered block.
+
+    Blocks must start and end on their own lines; the first block that parses wins, so
+    prose that merely mentions the fence is ignored. Returns ``None`` when no valid block
+    exists (unknown or repeated keys, or invalid values, make a block invalid).
+    """
+    for match in _BLOCK_RE.finditer(text):
+        flow = _parse_block(match.group(1))
+        if flow is not None:
+            return flow
+    return None

@@ -6,12 +6,13 @@ most the line being written; `load_results` drops such a torn last line.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 RESULTS = "results.jsonl"
 METADATA = "metadata.json"
@@ -40,6 +41,24 @@ class RunStore:
 
     def __init__(self, run_dir: Path) -> None:
         self.dir = run_dir
+        self._lock: IO[str] | None = None
+
+    def lock(self) -> bool:
+        """Take the run's exclusive lock (released at exit); False if another process holds it."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        handle = (self.dir / ".lock").open("w")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            return False
+        self._lock = handle
+        return True
+
+    def unlock(self) -> None:
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     @property
     def results_path(self) -> Path:

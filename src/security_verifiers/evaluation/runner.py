@@ -78,6 +78,17 @@ def select_inputs(env: vf.Environment, n: int | None, seed: int) -> list[dict[st
     return [dataset[i] for i in chosen]
 
 
+def new_run_store(model_dir: Path, run_fingerprint: str) -> RunStore:
+    """A fresh run directory named `<UTC time>-<fingerprint[:8]>` (suffixed if taken)."""
+    stem = f"{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}-{run_fingerprint[:8]}"
+    candidate, suffix = model_dir / stem, 1
+    while candidate.exists():
+        suffix += 1
+        candidate = model_dir / f"{stem}-{suffix}"
+    candidate.mkdir(parents=True)
+    return RunStore(candidate)
+
+
 def fingerprint(parts: Mapping[str, Any]) -> str:
     blob = json.dumps(parts, sort_keys=True, default=str).encode()
     return hashlib.sha256(blob).hexdigest()
@@ -168,8 +179,9 @@ async def _run_rollouts(
     store = find_resumable(model_dir, run_fingerprint) if config.resume else None
     previous = store.metadata() if store else None
     if store is None:
-        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-        store = RunStore(model_dir / f"{stamp}-{run_fingerprint[:8]}")
+        store = new_run_store(model_dir, run_fingerprint)
+    if not store.lock():
+        raise UserError(f"{store.dir} is being written by another sv process; wait or use --fresh")
     kept = [row for row in store.load_results() if not row.get("error")]
     done = {row["example_id"] for row in kept}
     kept = list({row["example_id"]: row for row in kept}.values())
@@ -243,6 +255,7 @@ async def _run_rollouts(
         elapsed = time.perf_counter() - started
         metadata.update(_final_fields(config, spec, rows, elapsed, len(todo), cache, status))
         store.write_metadata(metadata)
+        store.unlock()
         if status != "complete":
             console.print(
                 f"[yellow]Stopped: {len(rows)} of {len(inputs)} rollouts saved in {store.dir}; "
