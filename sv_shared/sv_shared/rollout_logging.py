@@ -63,9 +63,10 @@ class RolloutLogger:
         enable_wandb: bool | None = None,
         enable_weave: bool | None = None,
         project: str = "security-verifiers",
+        summary_path: str | Path | None = None,
     ) -> None:
         self.path = Path(path)
-        self.summary_path = summary_path_for(self.path)
+        self.summary_path = Path(summary_path) if summary_path else summary_path_for(self.path)
         self.run_name = run_name
         self.project = project
         self._lock = threading.Lock()
@@ -198,6 +199,7 @@ def build_rollout_logger(
     enable_wandb: bool | None = None,
     enable_weave: bool | None = None,
     project: str = "security-verifiers",
+    summary_path: str | Path | None = None,
 ) -> RolloutLogger:
     """Create a :class:`RolloutLogger`.
 
@@ -213,4 +215,5 @@ def build_rollout_logger(
         enable_wandb=enable_wandb,
         enable_weave=enable_weave,
         project=project,
+        summary_path=summary_path,
     )

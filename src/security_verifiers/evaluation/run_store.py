@@ -89,19 +89,11 @@ class RunStore:
                 handle.write(json.dumps(row, default=str) + "\n")
         os.replace(tmp, self.results_path)
 
-    def append_result(self, row: Mapping[str, Any]) -> None:
-        with self.results_path.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(row, default=str) + "\n")
-            handle.flush()
-
     def metadata(self) -> dict[str, Any] | None:
         return read_json(self.dir / METADATA)
 
     def write_metadata(self, metadata: Mapping[str, Any]) -> None:
         write_json_atomic(self.dir / METADATA, metadata)
-
-    def write_summary(self, summary: Mapping[str, Any]) -> None:
-        write_json_atomic(self.dir / SUMMARY, summary)
 
 
 def find_resumable(model_dir: Path, fingerprint: str) -> RunStore | None:

@@ -31,11 +31,12 @@ from security_verifiers.evaluation.config import EvalConfig
 from security_verifiers.evaluation.pricing import cost_usd
 from security_verifiers.evaluation.provenance import git_state, package_versions, platform_info
 from security_verifiers.evaluation.records import failed_row, rollout_row
-from security_verifiers.evaluation.run_store import RunStore, find_resumable
+from security_verifiers.evaluation.run_store import SUMMARY, RunStore, find_resumable
 from security_verifiers.evaluation.summary import print_summary_table, summarize
 from security_verifiers.models.clients import build_client, check_endpoint
 from security_verifiers.models.response_cache import ResponseCache
 from security_verifiers.models.spec import ModelSpec, resolve_model
+from sv_shared.rollout_logging import build_rollout_logger
 
 
 @dataclass
@@ -214,6 +215,11 @@ async def _run_rollouts(
         console.print(f"Resuming {store.dir}: {len(kept)} of {len(inputs)} rollouts already done")
 
     vf_client = vf.OpenAIChatCompletionsClient(client)
+    rollout_log = build_rollout_logger(
+        store.results_path,
+        run_name=f"{entry.env_id}--{spec.slug}/{store.dir.name}",
+        summary_path=store.dir / SUMMARY,
+    )
     components = (getattr(env, "sv_reward_config", None) or {}).get("weights")
     sampling = config.sampling_args()
     semaphore = asyncio.Semaphore(config.max_concurrent)
@@ -240,7 +246,7 @@ async def _run_rollouts(
                 ) from None
             except Exception as exc:  # recorded per rollout; resume retries it
                 result = failed_row(row, exc, attempt)
-            store.append_result(result)
+            rollout_log.log(result)
             progress.advance(task_id)
 
     try:
@@ -257,6 +263,8 @@ async def _run_rollouts(
         store.write_metadata(metadata)
         store.unlock()
         if status != "complete":
+            rollout_log.close()
+        if status != "complete":
             console.print(
                 f"[yellow]Stopped: {len(rows)} of {len(inputs)} rollouts saved in {store.dir}; "
                 f"rerun the same command to resume.[/yellow]"
@@ -264,7 +272,8 @@ async def _run_rollouts(
 
     summary = summarize(rows, payoffs=getattr(env, "sv_payoffs", None), seed=config.seed)
     summary.update({"model": spec.name, "env_id": env.env_id, "run_id": store.dir.name})
-    store.write_summary(summary)
+    rollout_log.log_summary(summary)
+    rollout_log.close()
     if rows and summary["n_errors"] == len(rows):
         first = next(r["error"] for r in rows if r.get("error"))
         raise UserError(f"every rollout for '{spec.name}' failed; first error: {first}")
