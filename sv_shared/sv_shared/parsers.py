@@ -221,6 +221,24 @@ class JsonClassificationParser(vf.Parser):
         self.require_confidence = require_confidence
         self._canonical = canonical
 
+    def answer_json_schema(self, rationale_max_chars: int = 400) -> dict[str, Any]:
+        """JSON Schema of a valid answer, for providers that constrain decoding to a schema.
+
+        Key order is the order the model should write them; the rationale is capped shorter
+        than the parser's limit so that a constrained small model cannot ramble.
+        """
+        properties: dict[str, Any] = {
+            "label": {"type": "string", "enum": list(self.allowed_labels)},
+            "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+            "rationale": {"type": "string", "maxLength": rationale_max_chars},
+        }
+        return {
+            "type": "object",
+            "properties": properties,
+            "required": list(properties),
+            "additionalProperties": False,
+        }
+
     # -- parsing
     def parse(self, text: str) -> ParseResult:  # type: ignore[override]
         """Parse one text into a :class:`ParseResult`. Never raises."""

@@ -22,6 +22,8 @@ from sv_shared.parsers import JsonClassificationParser
 from sv_shared.rewards import RewardWeights, abstention_threshold
 
 ENV_ID = "sv-env-network-logs"
+STRUCTURED_OUTPUT_DEFAULT = True
+"""Ask providers that support it for schema-constrained JSON unless the user opts out."""
 __all__ = ["ENV_ID", "baseline_policies", "load_environment", "to_rows"]
 
 
@@ -101,6 +103,8 @@ def load_environment(
     env.sv_dataset_info = info.to_dict() | {"n_selected": len(items), "order_seed": seed}
     env.sv_labels = LABELS
     env.sv_payoffs = payoffs
+    env.sv_answer_schema = parser.answer_json_schema()
+    env.sv_structured_output_default = STRUCTURED_OUTPUT_DEFAULT
     env.sv_reward_config = {
         "weights": weights.as_dict(),
         "payoffs": {

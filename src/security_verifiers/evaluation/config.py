@@ -27,6 +27,10 @@ class EvalConfig(BaseModel):
     timeout_s: float = Field(default=120.0, gt=0)
     price_usd_per_mtok: tuple[float, float] | None = None
     show_progress: bool = True
+    json_schema: bool | None = Field(
+        default=None,
+        description="ask for schema-constrained JSON; None = the environment's default",
+    )
 
     def sampling_args(self) -> dict[str, Any]:
         """Sampling arguments sent with every request (None values are left out)."""

@@ -14,7 +14,7 @@ import logging
 import random
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -34,8 +34,10 @@ from security_verifiers.evaluation.records import failed_row, rollout_row
 from security_verifiers.evaluation.run_store import SUMMARY, RunStore, find_resumable
 from security_verifiers.evaluation.summary import print_summary_table, summarize
 from security_verifiers.models.clients import build_client, check_endpoint
+from security_verifiers.models.local_server import LocalServerPool
 from security_verifiers.models.response_cache import ResponseCache
 from security_verifiers.models.spec import ModelSpec, resolve_model
+from security_verifiers.models.structured_output import response_format
 from sv_shared.rollout_logging import build_rollout_logger
 
 
@@ -111,10 +113,15 @@ async def evaluate(config: EvalConfig, console: Console | None = None) -> list[M
     inputs = select_inputs(env, config.n, config.seed)
     cache = ResponseCache(config.cache_dir) if config.cache_dir else None
     runs: list[ModelRun] = []
-    for spec in specs:
-        runs.append(
-            await _evaluate_model(config, entry, env, inputs, spec, baselines, cache, console)
-        )
+    with LocalServerPool() as local_servers:
+        for spec in specs:
+            if spec.kind == "local" and spec.gguf is not None:
+                console.print(f"[dim]Starting llama.cpp server for {spec.gguf.name} ...[/dim]")
+                server = local_servers.get(spec.gguf, spec.model_id)
+                spec = replace(spec, base_url=server.base_url)
+            runs.append(
+                await _evaluate_model(config, entry, env, inputs, spec, baselines, cache, console)
+            )
     print_summary_table([(run.spec.name, run.summary) for run in runs], console)
     for run in runs:
         console.print(f"[dim]{run.spec.name}: {run.run_dir}[/dim]")
@@ -145,8 +152,26 @@ async def _evaluate_model(
         await client.close()
 
 
+def sampling_args_for(config: EvalConfig, env: vf.Environment, spec: ModelSpec) -> dict[str, Any]:
+    """The config's sampling arguments plus, when enabled, the schema constraint for `spec`."""
+    args = config.sampling_args()
+    enabled = config.json_schema
+    if enabled is None:
+        enabled = bool(getattr(env, "sv_structured_output_default", False))
+    schema = getattr(env, "sv_answer_schema", None)
+    if enabled and schema:
+        constraint = response_format(spec.kind, schema)
+        if constraint is not None:
+            args["response_format"] = constraint
+    return args
+
+
 def _run_identity(
-    config: EvalConfig, env: vf.Environment, inputs: Sequence[dict[str, Any]], spec: ModelSpec
+    config: EvalConfig,
+    env: vf.Environment,
+    inputs: Sequence[dict[str, Any]],
+    spec: ModelSpec,
+    sampling: Mapping[str, Any],
 ) -> dict[str, Any]:
     keys = [(row.get("info") or {}).get("id", row["example_id"]) for row in inputs]
     return {
@@ -156,8 +181,9 @@ def _run_identity(
         "examples_hash": fingerprint({"keys": keys}),
         "model": spec.name,
         "model_id": spec.model_id,
-        "base_url": spec.base_url,
-        "sampling_args": config.sampling_args(),
+        "base_url": spec.base_url if spec.kind == "endpoint" else spec.kind,
+        "gguf": str(spec.gguf) if spec.gguf else None,
+        "sampling_args": dict(sampling),
         "reward_config": getattr(env, "sv_reward_config", None),
         "seed": config.seed,
         "n": len(inputs),
@@ -174,7 +200,9 @@ async def _run_rollouts(
     cache: ResponseCache | None,
     console: Console,
 ) -> ModelRun:
-    identity = _run_identity(config, env, inputs, spec)
+    sampling = sampling_args_for(config, env, spec)
+    concurrency = 1 if spec.kind == "local" else config.max_concurrent
+    identity = _run_identity(config, env, inputs, spec, sampling)
     run_fingerprint = fingerprint(identity)
     model_dir = config.output_root / f"{entry.env_id}--{spec.slug}"
     store = find_resumable(model_dir, run_fingerprint) if config.resume else None
@@ -203,7 +231,8 @@ async def _run_rollouts(
         "git": git_state(),
         "packages": package_versions(),
         "platform": platform_info(),
-        "max_concurrent": config.max_concurrent,
+        "max_concurrent": concurrency,
+        "structured_output": (sampling.get("response_format") or {}).get("type"),
         "max_retries": config.max_retries,
         "timeout_s": config.timeout_s,
         "cache": None,
@@ -221,8 +250,7 @@ async def _run_rollouts(
         summary_path=store.dir / SUMMARY,
     )
     components = (getattr(env, "sv_reward_config", None) or {}).get("weights")
-    sampling = config.sampling_args()
-    semaphore = asyncio.Semaphore(config.max_concurrent)
+    semaphore = asyncio.Semaphore(concurrency)
     started = time.perf_counter()
     status = "interrupted"
     progress = Progress(

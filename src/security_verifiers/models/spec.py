@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from security_verifiers.errors import UserError
+from security_verifiers.models.local_gguf import DEFAULT_LOCAL_MODEL, local_model_path
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 BASELINE_BASE_URL = "http://sv-baseline.invalid/v1"
@@ -20,9 +22,11 @@ class ModelSpec:
 
     name: str
     model_id: str
-    kind: Literal["baseline", "endpoint"]
+    kind: Literal["baseline", "endpoint", "local"]
     base_url: str
     api_key_env: str | None = None
+    gguf: Path | None = None
+    """For `local` models: the GGUF file the harness serves (base_url is set once it runs)."""
 
     @property
     def slug(self) -> str:
@@ -32,7 +36,7 @@ class ModelSpec:
 
     def api_key(self) -> str:
         """The API key from the configured environment variable ('EMPTY' for keyless servers)."""
-        if self.kind == "baseline":
+        if self.kind != "endpoint":
             return "EMPTY"
         value = os.environ.get(self.api_key_env or "", "")
         if value:
@@ -53,7 +57,8 @@ def resolve_model(
     base_url: str | None = None,
     api_key_env: str = "OPENAI_API_KEY",
 ) -> ModelSpec:
-    """Resolve `name`: a built-in baseline, `model@http://host/v1`, or a model at `base_url`.
+    """Resolve `name`: a built-in baseline, `local/<name>` or `local:<file.gguf>` (served by
+    llama.cpp on 127.0.0.1), `model@http://host/v1`, or a model at `base_url`.
 
     Without an explicit base URL the OPENAI_BASE_URL variable is used, then OpenAI's API.
     """
@@ -62,6 +67,9 @@ def resolve_model(
         raise UserError("empty model name")
     if name in baselines:
         return ModelSpec(name=name, model_id=name, kind="baseline", base_url=BASELINE_BASE_URL)
+    gguf = local_model_path(name)
+    if gguf is not None:
+        return ModelSpec(name=name, model_id=name, kind="local", base_url="", gguf=gguf)
     if "@" in name:
         model_id, _, url = name.partition("@")
         if not model_id or not url.startswith(("http://", "https://")):
@@ -71,7 +79,8 @@ def resolve_model(
     if url.rstrip("/") == OPENAI_BASE_URL and not os.environ.get(api_key_env):
         known = ", ".join(sorted(baselines))
         raise UserError(
-            f"unknown model '{name}': it is not a built-in model ({known}) and no endpoint is "
+            f"unknown model '{name}': it is not a built-in model ({known}, "
+            f"{DEFAULT_LOCAL_MODEL}, local:<file.gguf>) and no endpoint is "
             f"configured — set {api_key_env} for OpenAI, or --base-url / OPENAI_BASE_URL for "
             f"any OpenAI-compatible server (vLLM, TGI, OpenRouter), or write MODEL@URL"
         )

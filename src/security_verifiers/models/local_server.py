@@ -1,0 +1,159 @@
+"""Running llama-cpp-python's OpenAI-compatible server for local GGUF models.
+
+The harness starts one server per GGUF file on a free 127.0.0.1 port, waits until it answers,
+reuses it for every run in the same process, and stops it at the end — on success, on errors
+and on Ctrl-C. The child runs in its own process group and is told by the kernel to exit if
+the harness dies (PR_SET_PDEATHSIG), so no server outlives the harness.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx2
+
+from security_verifiers.errors import UserError
+
+PR_SET_PDEATHSIG = 1
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+@dataclass
+class LlamaCppServer:
+    """One `python -m llama_cpp.server` child process serving `gguf` as `alias`."""
+
+    gguf: Path
+    alias: str
+    n_ctx: int = 4096
+    threads: int = field(default_factory=lambda: os.cpu_count() or 1)
+    startup_timeout_s: float = 180.0
+    port: int = 0
+    process: subprocess.Popen | None = None
+    log_path: Path | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> None:
+        self.port = free_port()
+        log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - kept open by the child
+            prefix="sv-llama-server-", suffix=".log", delete=False
+        )
+        self.log_path = Path(log.name)
+        command = [
+            sys.executable, "-m", "llama_cpp.server",
+            "--model", str(self.gguf),
+            "--model_alias", self.alias,
+            "--host", "127.0.0.1",
+            "--port", str(self.port),
+            "--n_ctx", str(self.n_ctx),
+            "--n_threads", str(self.threads),
+            "--verbose", "False",
+        ]  # fmt: skip
+        self.process = subprocess.Popen(
+            command,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )
+        log.close()
+        self._wait_until_ready()
+
+    def _log_tail(self, lines: int = 15) -> str:
+        try:
+            text = self.log_path.read_text(errors="replace") if self.log_path else ""
+        except OSError:
+            return ""
+        return "\n".join(text.strip().splitlines()[-lines:])
+
+    def _wait_until_ready(self) -> None:
+        deadline = time.monotonic() + self.startup_timeout_s
+        while time.monotonic() < deadline:
+            if self.process is None or self.process.poll() is not None:
+                tail = self._log_tail()
+                self.stop()
+                raise UserError(
+                    f"the local model server could not load {self.gguf} "
+                    f"(is the file a complete, uncorrupted GGUF?)\n{tail}"
+                )
+            try:
+                if httpx2.get(f"{self.base_url}/models", timeout=2.0).status_code == 200:
+                    return
+            except httpx2.HTTPError:
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise UserError(f"the local model server for {self.gguf} did not answer within "
+                        f"{self.startup_timeout_s:.0f} s")  # fmt: skip
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self, grace_s: float = 10.0) -> None:
+        """Terminate the server's whole process group; kill it if it does not exit in time."""
+        process, self.process = self.process, None
+        if process is None:
+            return
+        if process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=grace_s)
+        if self.log_path is not None:
+            with contextlib.suppress(OSError):
+                self.log_path.unlink()
+
+
+class LocalServerPool:
+    """Servers started by this process, keyed by GGUF path; `close()` stops them all."""
+
+    def __init__(self) -> None:
+        self._servers: dict[Path, LlamaCppServer] = {}
+
+    def get(self, gguf: Path, alias: str) -> LlamaCppServer:
+        """A running server for `gguf`: the one already started, or a new one."""
+        server = self._servers.get(gguf)
+        if server is not None and server.alive():
+            return server
+        server = LlamaCppServer(gguf=gguf, alias=alias)
+        server.start()
+        self._servers[gguf] = server
+        return server
+
+    def close(self) -> None:
+        while self._servers:
+            _, server = self._servers.popitem()
+            server.stop()
+
+    def __enter__(self) -> LocalServerPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
