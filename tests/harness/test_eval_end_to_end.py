@@ -41,7 +41,15 @@ def test_http_model_writes_all_three_artifacts(heuristic_server, tmp_path):
     assert meta["status"] == "complete" and meta["n"] == N and meta["seed"] == 42
     assert meta["packages"]["verifiers"] == "0.3.1"
     assert meta["dataset"]["content_hash"].startswith("sha256:")
-    assert meta["sampling_args"] == {"temperature": 0.0, "max_tokens": 512, "seed": 42}
+    sampling = dict(meta["sampling_args"])
+    constraint = sampling.pop("response_format")  # E1 asks for schema-constrained JSON
+    assert sampling == {"temperature": 0.0, "max_tokens": 512, "seed": 42}
+    assert constraint["type"] == "json_schema" and meta["structured_output"] == "json_schema"
+    assert constraint["json_schema"]["schema"]["properties"]["label"]["enum"] == [
+        "Benign",
+        "Malicious",
+        "Abstain",
+    ]
     assert set(meta["reward_config"]["weights"]) == {
         "decision",
         "calibration",
@@ -147,6 +155,24 @@ def test_sampling_args_reach_the_server(tmp_path):
             )
         )
     body = server.stats.seen_bodies[0]
+    assert body["response_format"]["type"] == "json_schema"
     assert body["temperature"] == 0.7 and body["top_p"] == 0.9 and body["seed"] == 7
     assert body.get("max_tokens", body.get("max_completion_tokens")) == 64
     assert body["messages"][0]["role"] == "system"
+
+
+def test_json_schema_can_be_switched_off(tmp_path):
+    from security_verifiers.environments import baseline_policies, resolve_env
+    from security_verifiers.serving import PolicyServer, serve_in_thread
+
+    policy = baseline_policies(resolve_env("e1"))["heuristic"]
+    server = PolicyServer(policy, "m", record_bodies=True)
+    with serve_in_thread(server) as base_url:
+        [result] = run(
+            EvalConfig(
+                env="e1", models=[f"m@{base_url}"], n=2, json_schema=False, output_root=tmp_path
+            )
+        )
+    assert all("response_format" not in body for body in server.stats.seen_bodies)
+    meta = json.loads((result.run_dir / "metadata.json").read_text())
+    assert meta["structured_output"] is None

@@ -287,7 +287,9 @@ async def _run_rollouts(
     finally:
         rows = store.load_results()
         elapsed = time.perf_counter() - started
-        metadata.update(_final_fields(config, spec, rows, elapsed, len(todo), cache, status))
+        metadata.update(
+            _final_fields(config, spec, rows, elapsed, len(todo), cache, status, attempt)
+        )
         store.write_metadata(metadata)
         store.unlock()
         if status != "complete":
@@ -316,9 +318,13 @@ def _final_fields(
     attempted: int,
     cache: ResponseCache | None,
     status: str,
+    attempt: int,
 ) -> dict[str, Any]:
     tokens_in = sum(int(r.get("tokens", {}).get("input", 0)) for r in rows)
     tokens_out = sum(int(r.get("tokens", {}).get("output", 0)) for r in rows)
+    this_attempt = [r for r in rows if r.get("attempt") == attempt]
+    new_in = sum(int(r.get("tokens", {}).get("input", 0)) for r in this_attempt)
+    new_out = sum(int(r.get("tokens", {}).get("output", 0)) for r in this_attempt)
     return {
         "status": status,
         "finished_at": datetime.now(UTC).isoformat(),
@@ -328,6 +334,8 @@ def _final_fields(
             "this_attempt_s": round(elapsed, 3),
             "rollouts_this_attempt": attempted,
             "rollouts_per_hour": round(attempted / elapsed * 3600, 1) if elapsed > 0 else None,
+            "output_tokens_per_s": round(new_out / elapsed, 2) if elapsed > 0 else None,
+            "total_tokens_per_s": round((new_in + new_out) / elapsed, 2) if elapsed > 0 else None,
         },
         "token_usage": {"input": tokens_in, "output": tokens_out},
         "cost_usd": cost_usd(
