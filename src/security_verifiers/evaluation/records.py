@@ -29,6 +29,12 @@ SCORED_MODEL_ERRORS = frozenset(
 scored like any other answer (as invalid) and is not retried on resume."""
 
 
+def _span(timing: Mapping[str, Any], name: str) -> float:
+    """Duration of a verifiers timing span (`env` = tool/environment turns, `scoring`)."""
+    span = timing.get(name)
+    return float(span.get("duration") or 0.0) if isinstance(span, Mapping) else 0.0
+
+
 def _error_text(error: Any) -> str | None:
     if not error:
         return None
@@ -86,6 +92,8 @@ def rollout_row(
         "metrics": {k: v for k, v in metrics.items() if not is_component(k)},
         "reward": float(output.get("reward") or 0.0),
         "latency_s": round(float(timing.get("total") or 0.0), 6),
+        "tool_s": round(_span(timing, "env"), 6),
+        "scoring_s": round(_span(timing, "scoring"), 6),
         "tokens": {
             "input": int(usage.get("input_tokens") or 0),
             "output": int(usage.get("output_tokens") or 0),

@@ -228,6 +228,7 @@ async def _run_rollouts(
         "model_kind": spec.kind,
         "api_key_env": spec.api_key_env if spec.kind == "endpoint" else None,
         "dataset": getattr(env, "sv_dataset_info", None),
+        "tool_versions": getattr(env, "sv_tool_versions", None),
         "git": git_state(),
         "packages": package_versions(),
         "platform": platform_info(),
@@ -300,7 +301,12 @@ async def _run_rollouts(
                 f"rerun the same command to resume.[/yellow]"
             )
 
-    summary = summarize(rows, payoffs=getattr(env, "sv_payoffs", None), seed=config.seed)
+    summary = summarize(
+        rows,
+        payoffs=getattr(env, "sv_payoffs", None),
+        seed=config.seed,
+        env_metrics=getattr(env, "sv_metrics", None),
+    )
     summary.update({"model": spec.name, "env_id": env.env_id, "run_id": store.dir.name})
     rollout_log.log_summary(summary)
     rollout_log.close()

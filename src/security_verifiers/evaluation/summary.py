@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from rich.console import Console
@@ -14,9 +14,16 @@ from sv_shared.rewards import Payoffs
 
 
 def summarize(
-    rows: Sequence[Mapping[str, Any]], *, payoffs: Payoffs | None, seed: int
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    payoffs: Payoffs | None,
+    seed: int,
+    env_metrics: Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Metrics over all rows; failed rollouts count as invalid answers (and are reported)."""
+    """Metrics over all rows; failed rollouts count as invalid answers (and are reported).
+
+    `env_metrics` (an environment's `sv_metrics`) replaces the default classification metrics.
+    """
     rewards = [float(r["reward"]) for r in rows]
     latencies = sorted(float(r.get("latency_s") or 0.0) for r in rows)
     summary: dict[str, Any] = {
@@ -27,10 +34,16 @@ def summarize(
         "reward_components_mean": _component_means(rows),
         "latency_s_p50": _quantile(latencies, 0.5),
         "latency_s_p95": _quantile(latencies, 0.95),
+        "tool_s_mean": statistics.fmean(float(r.get("tool_s") or 0.0) for r in rows)
+        if rows
+        else None,
+        "scoring_s_p50": _quantile(sorted(float(r.get("scoring_s") or 0.0) for r in rows), 0.5),
         "tokens_input": sum(int(r.get("tokens", {}).get("input", 0)) for r in rows),
         "tokens_output": sum(int(r.get("tokens", {}).get("output", 0)) for r in rows),
     }
-    if rows and all("gold" in r for r in rows):
+    if rows and env_metrics is not None:
+        summary["metrics"] = env_metrics(rows)
+    elif rows and all("gold" in r for r in rows):
         parsed = [r.get("parsed") or {} for r in rows]
         summary["metrics"] = classification_metrics(
             [r["gold"] for r in rows],
@@ -67,7 +80,16 @@ TABLE_COLUMNS = (
     ("abstain", "abstain_rate"),
     ("invalid", "invalid_rate"),
     ("cost", "cost_weighted_score"),
+    ("det P", "detection_precision"),
+    ("det R", "detection_recall"),
+    ("det F1", "detection_f1"),
+    ("clean pass", "clean_pass_rate"),
+    ("FP clean", "false_positives_on_clean"),
+    ("patch ok", "patch_success_rate"),
+    ("new viol", "new_violations_mean"),
+    ("tool calls", "tool_calls_mean"),
 )
+"""Candidate columns; a column is shown when any model in the table has a value for it."""
 
 
 def _fmt(value: Any) -> str:
@@ -80,18 +102,23 @@ def _fmt(value: Any) -> str:
 
 def print_summary_table(results: Sequence[tuple[str, Mapping[str, Any]]], console: Console) -> None:
     """One row per model: mean reward (95% CI) and the headline metrics."""
+
+    def value(summary: Mapping[str, Any], key: str) -> Any:
+        return summary.get(key) if key == "reward_mean" else (summary.get("metrics") or {}).get(key)
+
+    columns = [
+        (header, key)
+        for header, key in TABLE_COLUMNS
+        if any(value(summary, key) is not None for _, summary in results)
+    ]
     table = Table(title="Evaluation summary", show_lines=False)
     table.add_column("model")
     table.add_column("n", justify="right")
-    for header, _ in TABLE_COLUMNS:
+    for header, _ in columns:
         table.add_column(header, justify="right")
     table.add_column("reward 95% CI", justify="right")
     for model, summary in results:
-        metrics = summary.get("metrics") or {}
-        cells = [
-            _fmt(summary.get(key) if key == "reward_mean" else metrics.get(key))
-            for _, key in TABLE_COLUMNS
-        ]
+        cells = [_fmt(value(summary, key)) for _, key in columns]
         ci = summary.get("reward_ci95")
         ci_text = f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "–"
         table.add_row(model, str(summary.get("n")), *cells, ci_text)
