@@ -34,7 +34,11 @@ class EnvEntry:
 
 
 ENVIRONMENTS: dict[str, EnvEntry] = {
-    entry.key: entry for entry in [EnvEntry("e1", "sv-env-network-logs")]
+    entry.key: entry
+    for entry in [
+        EnvEntry("e1", "sv-env-network-logs"),
+        EnvEntry("e2", "sv-env-config-verification"),
+    ]
 }
 
 

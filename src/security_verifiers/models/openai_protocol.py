@@ -6,6 +6,7 @@ so every model — remote API, vLLM server or baseline — travels the same clie
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -39,8 +40,16 @@ class ChatRequest:
         return ""
 
 
-ChatPolicy = Callable[[ChatRequest], str]
-"""A model as a function: request in, assistant text out."""
+@dataclass(frozen=True)
+class ToolCallReply:
+    """An assistant turn that calls tools: (name, arguments) pairs, optional text."""
+
+    calls: Sequence[tuple[str, Mapping[str, Any]]]
+    content: str = ""
+
+
+ChatPolicy = Callable[[ChatRequest], "str | ToolCallReply"]
+"""A model as a function: request in, assistant text (or tool calls) out."""
 
 
 def message_text(content: Any) -> str:
@@ -59,22 +68,33 @@ def count_tokens(text: str) -> int:
     return len(text.split())
 
 
-def chat_completion(request: ChatRequest, text: str) -> dict[str, Any]:
-    """A `chat.completion` response object carrying `text` as the assistant message."""
+def chat_completion(request: ChatRequest, reply: str | ToolCallReply) -> dict[str, Any]:
+    """A `chat.completion` response object carrying `reply` as the assistant message."""
     prompt_tokens = sum(count_tokens(message_text(m.get("content"))) for m in request.messages)
-    completion_tokens = count_tokens(text)
+    message: dict[str, Any] = {"role": "assistant", "content": reply}
+    finish_reason = "stop"
+    if isinstance(reply, ToolCallReply):
+        finish_reason = "tool_calls"
+        message = {
+            "role": "assistant",
+            "content": reply.content or None,
+            "tool_calls": [
+                {
+                    "id": f"call_{uuid.uuid4().hex[:16]}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(dict(arguments))},
+                }
+                for name, arguments in reply.calls
+            ],
+        }
+    completion_tokens = count_tokens(message.get("content") or "")
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": request.model,
         "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": text},
-                "finish_reason": "stop",
-                "logprobs": None,
-            }
+            {"index": 0, "message": message, "finish_reason": finish_reason, "logprobs": None}
         ],
         "usage": {
             "prompt_tokens": prompt_tokens,

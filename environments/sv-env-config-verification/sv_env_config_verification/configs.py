@@ -1,0 +1,428 @@
+"""Episode config files: validation, parsing and resource attribution.
+
+A `ConfigFile` is one Kubernetes manifest (multi-document YAML) or one Terraform file. It is
+validated on construction (plain file name, size, text) and every tool only ever sees a temp
+copy of its text written under its plain name.
+
+Terraform is parsed with `hcl2` (bc-python-hcl2) and normalised by `normalise_terraform` into
+the input that the Rego policy pack reads (shape documented on that function).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import yaml
+
+Kind = Literal["k8s", "terraform"]
+KINDS: tuple[Kind, ...] = ("k8s", "terraform")
+MAX_CONFIG_BYTES = 256 * 1024
+MAX_NODES = 200_000  # parsed values (aliases counted each time they expand)
+MAX_NAME_LEN = 128
+EXTENSIONS: dict[Kind, tuple[str, ...]] = {"k8s": (".yaml", ".yml"), "terraform": (".tf",)}
+_NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*$")
+TF_BLOCK_TYPES = frozenset(
+    {
+        "resource",
+        "data",
+        "variable",
+        "locals",
+        "output",
+        "provider",
+        "terraform",
+        "module",
+        "moved",
+        "import",
+        "check",
+        "removed",
+    }
+)
+
+
+class ConfigError(ValueError):
+    """An episode config that cannot be scanned (bad name, size, encoding or syntax)."""
+
+
+def _check_name(name: object, kind: Kind) -> None:
+    if not isinstance(name, str) or not name:
+        raise ConfigError("config name must be a non-empty string")
+    if "/" in name or "\\" in name or "\x00" in name or name in {".", ".."}:
+        raise ConfigError(f"config name must be a plain file name, not a path: {name!r}")
+    if len(name) > MAX_NAME_LEN or not _NAME_RE.match(name):
+        raise ConfigError(
+            f"config name {name!r} must be a plain file name of at most {MAX_NAME_LEN} "
+            "characters from [A-Za-z0-9._-]"
+        )
+    if not name.lower().endswith(EXTENSIONS[kind]):
+        raise ConfigError(f"a {kind} config name must end with {' or '.join(EXTENSIONS[kind])}")
+
+
+def check_text(text: object) -> str:
+    """Validate raw episode text: a str, non-empty, within `MAX_CONFIG_BYTES`, no NUL bytes."""
+    if isinstance(text, bytes | bytearray):
+        text = decode_text(bytes(text))
+    if not isinstance(text, str):
+        raise ConfigError(f"config text must be str, got {type(text).__name__}")
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError as exc:  # lone surrogates
+        raise ConfigError(f"config text is not valid Unicode: {exc.reason}") from None
+    if size > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config is {size} bytes; the limit is {MAX_CONFIG_BYTES} bytes")
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise ConfigError(f"config contains NUL bytes (binary data) at line {line}")
+    if not text.strip():
+        raise ConfigError("config is empty")
+    return text
+
+
+def decode_text(data: bytes) -> str:
+    """Decode UTF-8 bytes (BOM allowed) with a clear error for binary or undecodable input."""
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config is {len(data)} bytes; the limit is {MAX_CONFIG_BYTES} bytes")
+    if b"\x00" in data:
+        raise ConfigError("config contains NUL bytes (binary data)")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"config is not UTF-8 text (undecodable byte at offset {exc.start})"
+        ) from None
+
+
+@dataclass(frozen=True)
+class ConfigFile:
+    """One episode config: `kind`, a plain file `name` and its `text` (validated)."""
+
+    kind: Kind
+    name: str
+    text: str = field(repr=False)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ConfigError(f"unknown config kind {self.kind!r}; expected one of {KINDS}")
+        _check_name(self.name, self.kind)
+        object.__setattr__(self, "text", check_text(self.text))
+
+    @classmethod
+    def from_bytes(cls, kind: Kind, name: str, data: bytes) -> ConfigFile:
+        return cls(kind, name, decode_text(data))
+
+    @property
+    def content_hash(self) -> str:
+        """sha256 of the UTF-8 text."""
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+
+def detect_kind(name: str, text: str) -> Kind:
+    """'k8s' or 'terraform' from the file extension, else from the content."""
+    lower = name.lower()
+    for kind, exts in EXTENSIONS.items():
+        if lower.endswith(exts):
+            return kind
+    if re.search(r"^\s*(resource|data|provider|terraform|module|variable)\s+\"", text, re.M):
+        return "terraform"
+    if re.search(r"^apiVersion\s*:", text, re.M) and re.search(r"^kind\s*:", text, re.M):
+        return "k8s"
+    raise ConfigError(f"cannot tell whether {name!r} is a Kubernetes or a Terraform config")
+
+
+# ---------------------------------------------------------------- Kubernetes
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that keeps timestamps as strings (JSON-compatible, like the k8s API)."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.copy().items()
+}
+
+
+def _yaml_error(exc: yaml.YAMLError) -> ConfigError:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+    return ConfigError(f"invalid YAML{where}: {problem}")
+
+
+def _jsonable(value: Any, budget: list[int]) -> Any:
+    """A JSON-compatible copy; aliases are expanded within `MAX_NODES` (YAML bombs fail)."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise ConfigError(f"config expands to more than {MAX_NODES} values (YAML aliases?)")
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v, budget) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v, budget) for v in value]
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, float) and value != value:  # NaN
+        return None
+    return value
+
+
+def parse_k8s(text: str) -> list[dict[str, Any]]:
+    """The objects of a multi-document manifest; empty documents are skipped.
+
+    Every document must be a mapping with string `apiVersion`, `kind` and `metadata.name`.
+    """
+    text = check_text(text)
+    try:
+        docs = list(yaml.load_all(text, Loader=_Loader))
+    except yaml.YAMLError as exc:
+        raise _yaml_error(exc) from None
+    objects: list[dict[str, Any]] = []
+    budget = [MAX_NODES]
+    starts = [s for s, _, _ in _doc_spans(text)]
+    for i, doc in enumerate(docs):
+        if doc is None:
+            continue
+        where = f"document {i + 1}" + (f" (line {starts[i]})" if i < len(starts) else "")
+        if not isinstance(doc, dict):
+            raise ConfigError(f"{where} is a {type(doc).__name__}, not a Kubernetes object")
+        for key in ("apiVersion", "kind"):
+            if not isinstance(doc.get(key), str) or not doc[key]:
+                raise ConfigError(f"{where} has no {key!r} (every object needs apiVersion/kind)")
+        meta = doc.get("metadata")
+        if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not meta["name"]:
+            raise ConfigError(f"{where} ({doc['kind']}) has no metadata.name")
+        objects.append(_jsonable(doc, budget))
+    if not objects:
+        raise ConfigError("manifest contains no Kubernetes objects")
+    return objects
+
+
+def _doc_spans(text: str) -> list[tuple[int, int, Any]]:
+    """(first line, last line, node) per YAML document, 1-based; [] on YAML errors."""
+    spans = []
+    try:
+        for node in yaml.compose_all(text, Loader=_Loader):
+            if node is None:
+                spans.append((0, 0, None))
+                continue
+            end = node.end_mark.line + (1 if node.end_mark.column else 0)
+            spans.append((node.start_mark.line + 1, max(end, node.start_mark.line + 1), node))
+    except yaml.YAMLError:
+        return []
+    return spans
+
+
+def k8s_resource(obj: dict[str, Any]) -> str:
+    """Canonical resource name of a Kubernetes object: '<Kind>/<metadata.name>'."""
+    return f"{obj.get('kind')}/{(obj.get('metadata') or {}).get('name')}"
+
+
+def k8s_spans(text: str) -> list[tuple[int, int, str]]:
+    """(first line, last line, 'Kind/name') per object of a manifest."""
+    out = []
+    for start, end, node in _doc_spans(text):
+        if not isinstance(node, yaml.MappingNode):
+            continue
+        fields = {k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
+        kind, meta = fields.get("kind"), fields.get("metadata")
+        name = None
+        if isinstance(meta, yaml.MappingNode):
+            name = next(
+                (v.value for k, v in meta.value if getattr(k, "value", None) == "name"), None
+            )
+        if isinstance(kind, yaml.ScalarNode) and name:
+            out.append((start, end, f"{kind.value}/{name}"))
+    return out
+
+
+# ---------------------------------------------------------------- Terraform
+
+
+def parse_terraform(text: str) -> dict[str, Any]:
+    """The raw `hcl2` dict of a Terraform file (values wrapped in lists, as hcl2 gives them)."""
+    import hcl2  # deferred: lark grammar load
+
+    text = check_text(text)
+    try:
+        doc = hcl2.loads(text if text.endswith("\n") else text + "\n")
+    except Exception as exc:  # lark raises several exception types
+        line, col = getattr(exc, "line", None), getattr(exc, "column", None)
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        first = re.sub(r" at line \d+, column \d+\.?$", "", first)
+        where = f" at line {line}, column {col}" if isinstance(line, int) and line > 0 else ""
+        raise ConfigError(f"invalid HCL{where}: {first}") from None
+    if not isinstance(doc, dict):
+        raise ConfigError("invalid HCL: top level is not a body")
+    bad = sorted(k for k in doc if k not in TF_BLOCK_TYPES)
+    if bad:
+        raise ConfigError(f"not a Terraform file: unexpected top-level attribute(s) {bad}")
+    if not doc:
+        raise ConfigError("Terraform file contains no blocks")
+    _jsonable(doc, [MAX_NODES])
+    return doc
+
+
+_META = ("__start_line__", "__end_line__")
+_VAR_RE = re.compile(r"^\$\{(var|local)\.([A-Za-z_][A-Za-z0-9_-]*)\}$")
+_ADDR_RE = re.compile(r"(?<![\w.])((?:data\.)?[a-z][a-z0-9]*_[a-z0-9_]+\.[A-Za-z_][A-Za-z0-9_-]*)")
+_JSONENCODE_RE = re.compile(r"^\$\{jsonencode\((.*)\)\}$", re.S)
+POLICY_KEYS = frozenset({"policy", "assume_role_policy"})
+
+
+def _is_block_body(value: Any) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(v, list) for k, v in value.items() if k not in _META
+    )
+
+
+def _norm_body(body: dict[str, Any], env: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in body.items():
+        if key in _META:
+            continue
+        if isinstance(value, list) and value and all(_is_block_body(v) for v in value):
+            out[key] = [_norm_body(v, env) for v in value]  # nested blocks: list of objects
+        elif isinstance(value, list) and len(value) == 1:
+            out[key] = _resolve(value[0], env)
+        else:
+            out[key] = _resolve(value, env)
+        if key in POLICY_KEYS and isinstance(out[key], str):
+            out[key] = decode_policy(out[key])
+    return out
+
+
+def _resolve(value: Any, env: dict[str, Any]) -> Any:
+    """Substitute whole-value `${var.x}` / `${local.x}` references that have literal values."""
+    if isinstance(value, str):
+        m = _VAR_RE.match(value)
+        if m and (m.group(1), m.group(2)) in env:
+            return env[(m.group(1), m.group(2))]
+        return value
+    if isinstance(value, list):
+        return [_resolve(v, env) for v in value]
+    if isinstance(value, dict):
+        return {k: _resolve(v, env) for k, v in value.items() if k not in _META}
+    return value
+
+
+def _literal(value: Any) -> bool:
+    if isinstance(value, str):
+        return "${" not in value
+    if isinstance(value, list):
+        return all(_literal(v) for v in value)
+    if isinstance(value, dict):
+        return all(_literal(v) for v in value.values())
+    return True
+
+
+def decode_policy(text: str) -> Any:
+    """A policy document from JSON text or `${jsonencode({...})}`; the string if undecodable."""
+    stripped = text.strip()
+    m = _JSONENCODE_RE.match(stripped)
+    try:
+        if m:
+            return ast.literal_eval(m.group(1))
+        if stripped.startswith("{"):
+            return json.loads(stripped)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        pass
+    return text
+
+
+def _refs(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        if "${" in value:
+            for m in _ADDR_RE.finditer(value):
+                yield m.group(1)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _refs(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _refs(v)
+
+
+def _env(doc: dict[str, Any]) -> dict[tuple[str, str], Any]:
+    env: dict[tuple[str, str], Any] = {}
+    for block in doc.get("variable", []) or []:
+        for name, body in (block or {}).items():
+            default = (body or {}).get("default")
+            if isinstance(default, list) and len(default) == 1 and _literal(default[0]):
+                env[("var", name)] = default[0]
+    for block in doc.get("locals", []) or []:
+        for name, value in (block or {}).items():
+            literal = isinstance(value, list) and len(value) == 1 and _literal(value[0])
+            if name not in _META and literal:
+                env[("local", name)] = value[0]
+    return env
+
+
+def normalise_terraform(doc: dict[str, Any]) -> dict[str, Any]:
+    """The Rego input for a parsed Terraform file.
+
+    Shape: ``{"resources": [{"mode": "managed"|"data", "type", "name", "address", "line",
+    "config", "refs"}]}`` where `address` is ``<type>.<name>`` (``data.<type>.<name>`` for
+    data sources), `line` the block's first line, `config` the block body with attribute values
+    unwrapped from hcl2's one-element lists, nested blocks always as lists of objects,
+    whole-value ``${var.x}`` / ``${local.x}`` references replaced by literal defaults, and
+    `policy` / `assume_role_policy` strings decoded from JSON or ``jsonencode`` when possible;
+    `refs` lists the resource addresses referenced from the body (``${aws_s3_bucket.b.id}``
+    gives ``aws_s3_bucket.b``). Unresolved expressions stay strings starting with ``${``.
+    """
+    env = _env(doc)
+    resources = []
+    for mode, key in (("managed", "resource"), ("data", "data")):
+        for block in doc.get(key, []) or []:
+            for rtype, named in (block or {}).items():
+                for name, body in (named or {}).items():
+                    if not isinstance(body, dict):
+                        continue
+                    address = f"{rtype}.{name}" if mode == "managed" else f"data.{rtype}.{name}"
+                    refs = sorted({r for r in _refs(body) if r != address})
+                    resources.append(
+                        {
+                            "mode": mode,
+                            "type": rtype,
+                            "name": name,
+                            "address": address,
+                            "line": body.get("__start_line__", 0),
+                            "config": _norm_body(body, env),
+                            "refs": refs,
+                        }
+                    )
+    return {"resources": resources}
+
+
+def terraform_spans(doc: dict[str, Any]) -> list[tuple[int, int, str]]:
+    """(first line, last line, address) per resource / data block of a parsed file."""
+    out = []
+    for mode, key in (("managed", "resource"), ("data", "data")):
+        for block in doc.get(key, []) or []:
+            for rtype, named in (block or {}).items():
+                for name, body in (named or {}).items():
+                    if isinstance(body, dict) and "__start_line__" in body:
+                        addr = f"{rtype}.{name}" if mode == "managed" else f"data.{rtype}.{name}"
+                        out.append((body["__start_line__"], body.get("__end_line__", 0), addr))
+    return out
+
+
+def resource_spans(config: ConfigFile) -> list[tuple[int, int, str]]:
+    """(first line, last line, canonical resource) for every object/block of `config`."""
+    if config.kind == "k8s":
+        return k8s_spans(config.text)
+    return terraform_spans(parse_terraform(config.text))
+
+
+def resource_at(spans: list[tuple[int, int, str]], line: int) -> str | None:
+    """The innermost resource whose span holds `line` (1-based)."""
+    hits = [(end - start, res) for start, end, res in spans if start <= line <= end]
+    return min(hits)[1] if hits else None
+
+
+def parse(config: ConfigFile) -> list[dict[str, Any]] | dict[str, Any]:
+    """Parse `config` by kind (raises `ConfigError`)."""
+    return parse_k8s(config.text) if config.kind == "k8s" else parse_terraform(config.text)

@@ -1,0 +1,543 @@
+"""E2 datasets: the built-in corpus with injected misconfigurations, user directories and
+Hugging Face datasets of configs — all labeled by running the oracle.
+
+Built-in items (:func:`build_items`) start from the secure bases in ``corpus/`` (normalised by
+:func:`mutations.normalise`): about ``clean_fraction`` of them are left clean, the rest get
+1–3 distinct mutations (50/30/20 %). Each item records the ids *injected* and the oracle's
+*findings* on the final text; labels are the findings, and :func:`agreement_report` lists
+where the two disagree. Splits (train/dev/test ≈ 70/15/15 of the bases, per kind) are
+grouped by base config, so no base appears in two splits; among split assignments drawn from
+the seed the first that lets every supported mutation id occur in every split is used.
+Generating items is cheap and deterministic; labeling runs the tools once per distinct text
+(≈0.2–0.3 s with semgrep), so only the requested split/prefix is scanned, and ``cache_dir``
+(or ``$SV_E2_SCAN_CACHE_DIR``) keeps tool results on disk between processes.
+
+Sources of :func:`load_items`:
+
+* ``builtin`` — the above.
+* ``dir`` — every ``*.yaml``/``*.yml``/``*.tf`` file under ``path`` (recursive by default);
+  the kind comes from the extension, the episode name is the sanitised base name, the group
+  (``base_id``) is the path relative to ``path``.
+* ``hf`` — ``datasets.load_dataset`` on a Hub id or a local csv/json/jsonl/parquet file or
+  directory. Column mapping (first present wins): text ← ``content``, ``text``, ``config``;
+  name ← ``path``, ``filename``, ``file_name``, ``name``; optional kind ← ``kind``
+  (``k8s``/``kubernetes``/``yaml`` or ``terraform``/``tf``/``hcl``), else from the name's
+  extension, else from the content. Override with ``columns={"text": ..., "name": ...}``.
+
+Files and rows are validated (size, UTF-8 text, no NUL bytes, parse) and a failure raises
+:class:`DatasetError` naming the file or row (``strict=False`` skips it instead).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from sv_env_config_verification.configs import (
+    ConfigError,
+    ConfigFile,
+    decode_text,
+    detect_kind,
+)
+from sv_env_config_verification.mutations import (
+    MutationResult,
+    normalise,
+    random_mutation,
+    supported_ids,
+)
+
+__all__ = [
+    "CORPUS_DIR",
+    "DEFAULT_N",
+    "DEFAULT_SEED",
+    "SOURCES",
+    "SPLITS",
+    "ConfigItem",
+    "DatasetError",
+    "agreement_report",
+    "base_splits",
+    "build_items",
+    "content_hash",
+    "finding_dict",
+    "load_bases",
+    "load_items",
+]
+
+CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
+DEFAULT_SEED = 20261121
+DEFAULT_N = 400
+CLEAN_FRACTION = 0.25
+SPLITS = ("train", "dev", "test")
+SPLIT_FRACTIONS = (0.7, 0.15, 0.15)
+SOURCES = ("builtin", "dir", "hf")
+_MUTATION_COUNTS = ((1, 0.5), (2, 0.3), (3, 0.2))
+_SPLIT_TRIES = 500
+_FRESH_TRIES = 8
+_NAME_CHARS = re.compile(r"[^A-Za-z0-9._-]")
+
+ScanFn = Callable[[ConfigFile], Sequence[Any]]
+
+
+class DatasetError(ValueError):
+    """A dataset source that cannot be loaded (the message names the file or row)."""
+
+
+class ConfigItem(BaseModel):
+    """One episode: the config, its group, what was injected and what the oracle found."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    kind: Literal["k8s", "terraform"]
+    name: str
+    text: str
+    base_id: str
+    injected: list[str]
+    mutated_resources: list[str] = []
+    fix_patch: str = ""
+    findings: list[dict[str, Any]]
+    split: str
+    source: str = "builtin"
+
+    @property
+    def config(self) -> ConfigFile:
+        return ConfigFile(kind=self.kind, name=self.name, text=self.text)
+
+    @property
+    def finding_ids(self) -> list[str]:
+        return sorted(str(f.get("id")) for f in self.findings)
+
+    @property
+    def is_clean(self) -> bool:
+        return not self.findings
+
+
+# ------------------------------------------------------------------------------ oracle glue
+def finding_dict(finding: Any) -> dict[str, Any]:
+    """A JSON-able ``{"id", "severity", "resource", "tools"}`` dict of one finding."""
+    get = finding.get if isinstance(finding, dict) else lambda k: getattr(finding, k, None)
+    tools = get("tools")
+    return {
+        "id": str(get("id")),
+        "severity": str(get("severity")),
+        "resource": str(get("resource")),
+        "tools": sorted(str(t) for t in tools) if isinstance(tools, list | tuple | set) else [],
+    }
+
+
+def _scanner(
+    scan: ScanFn | None, cache_dir: str | Path | None = None
+) -> Callable[[ConfigFile], list[dict[str, Any]]]:
+    """A memoised labeler: the given ``scan``, else the oracle (optionally disk-cached)."""
+    if scan is None:
+        from sv_env_config_verification.oracle import scan as oracle_scan
+        from sv_env_config_verification.scan_cache import ScanCache
+
+        directory = cache_dir or os.environ.get("SV_E2_SCAN_CACHE_DIR") or None
+        store = ScanCache(directory=directory) if directory else None
+
+        def scan(config: ConfigFile) -> Sequence[Any]:
+            return oracle_scan(config, cache=store).findings
+
+    memo: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+
+    def run(config: ConfigFile) -> list[dict[str, Any]]:
+        key = (config.kind, config.name, config.text)
+        if key not in memo:
+            found = [finding_dict(f) for f in scan(config)]
+            memo[key] = sorted(found, key=lambda f: (f["id"], f["resource"]))
+        return [dict(f) for f in memo[key]]
+
+    return run
+
+
+# ------------------------------------------------------------------------------ corpus
+@lru_cache(maxsize=1)
+def _bases() -> tuple[tuple[str, ConfigFile], ...]:
+    out = []
+    for folder, kind in (("k8s", "k8s"), ("terraform", "terraform")):
+        for path in sorted((CORPUS_DIR / folder).iterdir()):
+            if path.suffix in (".yaml", ".yml", ".tf"):
+                config = ConfigFile(kind=kind, name=path.name, text=path.read_text("utf-8"))
+                out.append((f"{folder}/{path.stem}", normalise(config)))
+    return tuple(out)
+
+
+def load_bases() -> dict[str, ConfigFile]:
+    """``{base_id: normalised ConfigFile}`` of the built-in corpus (ids like ``k8s/…``)."""
+    return dict(_bases())
+
+
+def _unit(*parts: object) -> float:
+    digest = hashlib.sha256("\x00".join(str(p) for p in parts).encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def base_splits(seed: int = DEFAULT_SEED) -> dict[str, str]:
+    """``{base_id: split}``: per kind ≈70/15/15 of the bases, every id in every split if
+    possible (see the module docstring). Deterministic in ``seed``."""
+    bases = load_bases()
+    support = {bid: set(supported_ids(cfg)) for bid, cfg in bases.items()}
+    rng = random.Random(f"splits:{seed}")
+    best: tuple[int, dict[str, str]] | None = None
+    for _ in range(_SPLIT_TRIES):
+        assignment: dict[str, str] = {}
+        for kind in ("k8s", "terraform"):
+            ids = sorted(b for b, cfg in bases.items() if cfg.kind == kind)
+            rng.shuffle(ids)
+            n_dev = max(1, round(len(ids) * SPLIT_FRACTIONS[1]))
+            n_test = max(1, round(len(ids) * SPLIT_FRACTIONS[2]))
+            for i, bid in enumerate(ids):
+                assignment[bid] = "dev" if i < n_dev else "test" if i < n_dev + n_test else "train"
+        missing = 0
+        for split in SPLITS:
+            covered = set().union(*(support[b] for b, s in assignment.items() if s == split))
+            missing += len(set().union(*support.values()) - covered)
+        if best is None or missing < best[0]:
+            best = (missing, assignment)
+        if missing == 0:
+            break
+    assert best is not None
+    return best[1]
+
+
+def _mutation_count(rng: random.Random) -> int:
+    pick, acc = rng.random(), 0.0
+    for count, share in _MUTATION_COUNTS:
+        acc += share
+        if pick < acc:
+            return count
+    return _MUTATION_COUNTS[-1][0]
+
+
+def build_items(
+    seed: int = DEFAULT_SEED,
+    n: int = DEFAULT_N,
+    *,
+    clean_fraction: float = CLEAN_FRACTION,
+    splits: Iterable[str] | None = None,
+    scan: ScanFn | None = None,
+    cache_dir: str | Path | None = None,
+) -> list[ConfigItem]:
+    """``n`` built-in items, labeled by the oracle; deterministic in ``seed``.
+
+    Bases are visited round-robin in a seeded order; a mutated text is never repeated while
+    any base still yields new variants (a base that has run out hands its turn to the next),
+    while clean bases do repeat, by design. Generation is cheap
+    and covers all splits; only items of ``splits`` (default: all) are returned and scanned.
+    ``cache_dir`` (or ``$SV_E2_SCAN_CACHE_DIR``) keeps tool results on disk across processes.
+    """
+    if n < 0 or not 0 <= clean_fraction <= 1:
+        raise ValueError("n must be >= 0 and clean_fraction in [0, 1]")
+    wanted = set(SPLITS if splits is None else splits)
+    run = _scanner(scan, cache_dir)
+    return [
+        ConfigItem(**raw, findings=run(ConfigFile(raw["kind"], raw["name"], raw["text"])))
+        for raw in _generate(seed, n, clean_fraction)
+        if raw["split"] in wanted
+    ]
+
+
+def _fresh_mutation(
+    bases: dict[str, ConfigFile], order: list[str], index: int, seen: set[str], rng: random.Random
+) -> tuple[str, MutationResult] | None:
+    """A mutation of the scheduled base whose text is new; when that base has run out of new
+    variants, the next bases in ``order`` are tried (so texts repeat only when all have)."""
+    last = None
+    for step in range(len(order)):
+        base_id = order[(index + step) % len(order)]
+        if not supported_ids(bases[base_id]):
+            continue
+        for _ in range(_FRESH_TRIES):
+            result = random_mutation(bases[base_id], rng, _mutation_count(rng))
+            last = (base_id, result)
+            if result.config.text not in seen:
+                return last
+    return last
+
+
+@lru_cache(maxsize=8)
+def _generate(seed: int, n: int, clean_fraction: float) -> tuple[dict[str, Any], ...]:
+    """Unlabeled items (everything but ``findings``)."""
+    bases = load_bases()
+    splits = base_splits(seed)
+    rng = random.Random(f"items:{seed}")
+    order = sorted(bases)
+    rng.shuffle(order)
+    seen: set[str] = set()
+    items = []
+    for index in range(n):
+        base_id = order[index % len(order)]
+        injected: list[str] = []
+        resources: list[str] = []
+        fix, config = "", bases[base_id]
+        if rng.random() >= clean_fraction:
+            found = _fresh_mutation(bases, order, index, seen, rng)
+            if found is not None:
+                base_id, result = found
+                seen.add(result.config.text)
+                config, fix = result.config, result.fix_patch
+                injected = result.injected
+                resources = [m.resource for m in result.mutations]
+        items.append(
+            {
+                "id": f"e2-{index:05d}-{base_id.split('/', 1)[1]}",
+                "kind": config.kind,
+                "name": config.name,
+                "text": config.text,
+                "base_id": base_id,
+                "injected": injected,
+                "mutated_resources": resources,
+                "fix_patch": fix,
+                "split": splits[base_id],
+            }
+        )
+    return tuple(items)
+
+
+# ------------------------------------------------------------------------------ reporting
+def content_hash(items: Iterable[ConfigItem]) -> str:
+    """``sha256:<hex>`` over the items' canonical JSON (order-sensitive)."""
+    digest = hashlib.sha256()
+    for item in items:
+        digest.update(json.dumps(item.model_dump(), sort_keys=True, ensure_ascii=False).encode())
+        digest.update(b"\n")
+    return f"sha256:{digest.hexdigest()}"
+
+
+def agreement_report(items: Iterable[ConfigItem]) -> dict[str, Any]:
+    """Where the oracle's ids differ from the injected ids (built-in items).
+
+    ``missed[id]``: injected but not found; ``extra[id]``: found but not injected;
+    ``disagreements``: items with any difference.
+    """
+    missed: Counter[str] = Counter()
+    extra: Counter[str] = Counter()
+    total = disagreements = 0
+    for item in items:
+        if item.source != "builtin":
+            continue
+        total += 1
+        injected, found = set(item.injected), set(item.finding_ids)
+        missed.update(injected - found)
+        extra.update(found - injected)
+        disagreements += injected != found
+    return {
+        "items": total,
+        "disagreements": disagreements,
+        "missed": dict(sorted(missed.items())),
+        "extra": dict(sorted(extra.items())),
+    }
+
+
+# ------------------------------------------------------------------------------ external
+def _group_split(group: str, seed: int) -> str:
+    u = _unit(seed, "group", group)
+    return "train" if u < SPLIT_FRACTIONS[0] else "dev" if u < 1 - SPLIT_FRACTIONS[2] else "test"
+
+
+def _episode_name(raw: str, kind: str, fallback: str) -> str:
+    base = Path(raw.replace("\\", "/")).name if raw else ""
+    name = _NAME_CHARS.sub("_", base).lstrip(".-") or fallback
+    ext = ".tf" if kind == "terraform" else (".yaml", ".yml")
+    if not name.lower().endswith(ext):
+        name += ".tf" if kind == "terraform" else ".yaml"
+    return name[-120:].lstrip(".-") or fallback
+
+
+def _external_item(
+    *, item_id: str, raw_name: str, kind: str | None, text: str, group: str, source: str
+) -> tuple[ConfigFile, dict[str, Any]]:
+    kind = kind or detect_kind(raw_name, text)
+    config = ConfigFile(kind=kind, name=_episode_name(raw_name, kind, f"{item_id}"), text=text)
+    from sv_env_config_verification.configs import parse
+
+    parse(config)  # syntax errors surface here, with the file named by the caller
+    meta = {"id": item_id, "base_id": group, "source": source}
+    return config, meta
+
+
+def _load_dir(path: Path, recursive: bool, strict: bool) -> list[tuple[ConfigFile, dict]]:
+    if not path.is_dir():
+        raise DatasetError(f"{path}: not a directory")
+    pattern = path.rglob("*") if recursive else path.glob("*")
+    files = sorted(
+        p for p in pattern if p.is_file() and p.suffix.lower() in (".yaml", ".yml", ".tf")
+    )
+    if not files:
+        raise DatasetError(f"{path}: no .yaml/.yml/.tf files found")
+    out = []
+    for file in files:
+        rel = file.relative_to(path).as_posix()
+        try:
+            text = decode_text(file.read_bytes())
+            out.append(
+                _external_item(
+                    item_id=f"dir-{len(out):05d}",
+                    raw_name=file.name,
+                    kind=None,
+                    text=text,
+                    group=rel,
+                    source="dir",
+                )
+            )
+        except ConfigError as exc:
+            if strict:
+                raise DatasetError(f"{rel}: {exc}") from None
+    return out
+
+
+_HF_COLUMNS = {
+    "text": ("content", "text", "config"),
+    "name": ("path", "filename", "file_name", "name"),
+    "kind": ("kind",),
+}
+_KIND_ALIASES = {
+    "k8s": "k8s",
+    "kubernetes": "k8s",
+    "yaml": "k8s",
+    "terraform": "terraform",
+    "tf": "terraform",
+    "hcl": "terraform",
+}
+_HF_BUILDERS = {".csv": "csv", ".json": "json", ".jsonl": "json", ".parquet": "parquet"}
+
+
+def _hf_dataset(name_or_path: str, hf_split: str) -> Any:
+    import datasets
+
+    local = Path(name_or_path)
+    try:
+        if local.exists():
+            files = (
+                [local] if local.is_file() else sorted(p for p in local.rglob("*") if p.is_file())
+            )
+            data = [str(p) for p in files if p.suffix.lower() in _HF_BUILDERS]
+            builders = {_HF_BUILDERS[Path(f).suffix.lower()] for f in data}
+            if len(builders) != 1:
+                raise DatasetError(f"{local.name}: expected csv/json/jsonl/parquet data files")
+            return datasets.load_dataset(builders.pop(), data_files=data, split="train")
+        return datasets.load_dataset(name_or_path, split=hf_split)
+    except DatasetError:
+        raise
+    except Exception as exc:
+        raise DatasetError(
+            f"{name_or_path}: cannot load with datasets ({type(exc).__name__}: {exc}); "
+            "download it while online or pass a local csv/json/jsonl/parquet file"
+        ) from None
+
+
+def _load_hf(
+    name_or_path: str, hf_split: str, columns: dict[str, str] | None, strict: bool
+) -> list[tuple[ConfigFile, dict]]:
+    ds = _hf_dataset(name_or_path, hf_split)
+    names = list(ds.column_names)
+    chosen = {
+        role: (columns or {}).get(role) or next((c for c in options if c in names), None)
+        for role, options in _HF_COLUMNS.items()
+    }
+    if chosen["text"] is None or chosen["text"] not in names:
+        raise DatasetError(
+            f"{name_or_path}: no config text column (looked for {_HF_COLUMNS['text']}; "
+            f"have {names}); pass columns={{'text': ...}}"
+        )
+    out = []
+    for row_no, row in enumerate(ds, start=1):
+        raw_name = str(row.get(chosen["name"]) or "") if chosen["name"] else ""
+        where = f"{name_or_path}: row {row_no}" + (f" ({raw_name})" if raw_name else "")
+        try:
+            kind_raw = row.get(chosen["kind"]) if chosen["kind"] else None
+            kind = _KIND_ALIASES.get(str(kind_raw).strip().lower()) if kind_raw else None
+            if kind_raw and kind is None:
+                raise ConfigError(f"unknown kind {kind_raw!r}")
+            text = row.get(chosen["text"])
+            if isinstance(text, bytes):
+                text = decode_text(text)
+            out.append(
+                _external_item(
+                    item_id=f"hf-{row_no:06d}",
+                    raw_name=raw_name,
+                    kind=kind,
+                    text=text,
+                    group=raw_name or f"row-{row_no}",
+                    source="hf",
+                )
+            )
+        except ConfigError as exc:
+            if strict:
+                raise DatasetError(f"{where}: {exc}") from None
+    return out
+
+
+def load_items(
+    split: str = "test",
+    source: str = "builtin",
+    path: str | Path | None = None,
+    max_examples: int = -1,
+    *,
+    seed: int = DEFAULT_SEED,
+    n: int = DEFAULT_N,
+    recursive: bool = True,
+    strict: bool = True,
+    hf_split: str = "train",
+    columns: dict[str, str] | None = None,
+    scan: ScanFn | None = None,
+    cache_dir: str | Path | None = None,
+) -> list[ConfigItem]:
+    """Items of one split (``train``/``dev``/``test``/``all``) from a source (module docstring).
+
+    ``max_examples`` > 0 keeps the first that many items of the split (only those are
+    scanned). ``scan`` replaces the oracle (tests); errors raise :class:`DatasetError`.
+    """
+    if source not in SOURCES:
+        raise DatasetError(f"unknown source {source!r}; valid sources: {', '.join(SOURCES)}")
+    if split not in (*SPLITS, "all"):
+        raise DatasetError(f"unknown split {split!r}; valid splits: train, dev, test, all")
+    limit = max_examples if max_examples and max_examples > 0 else None
+    run = _scanner(scan, cache_dir)
+    if source == "builtin":
+        raws = [r for r in _generate(seed, n, CLEAN_FRACTION) if split in ("all", r["split"])]
+        return [
+            ConfigItem(**raw, findings=run(ConfigFile(raw["kind"], raw["name"], raw["text"])))
+            for raw in raws[:limit]
+        ]
+    if path is None:
+        raise DatasetError(f"source {source!r} needs path=<directory or dataset>")
+    loaded = (
+        _load_dir(Path(path), recursive, strict)
+        if source == "dir"
+        else _load_hf(str(path), hf_split, columns, strict)
+    )
+    chosen = [
+        (config, {**meta, "split": _group_split(meta["base_id"], seed)}) for config, meta in loaded
+    ]
+    chosen = [(c, m) for c, m in chosen if split in ("all", m["split"])][:limit]
+    items = []
+    for config, meta in chosen:
+        try:
+            findings = run(config)
+        except ConfigError as exc:
+            if strict:
+                raise DatasetError(f"{meta['base_id']}: {exc}") from None
+            continue
+        items.append(
+            ConfigItem(
+                kind=config.kind,
+                name=config.name,
+                text=config.text,
+                injected=[],
+                findings=findings,
+                **meta,
+            )
+        )
+    return items

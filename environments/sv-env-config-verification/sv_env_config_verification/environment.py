@@ -1,0 +1,144 @@
+"""Building the E2 verifiers environment (single turn, or multi-turn with tools)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import verifiers as vf
+from datasets import Dataset
+
+from sv_env_config_verification.dataset import ConfigItem, content_hash, load_items
+from sv_env_config_verification.model_tools import EPISODE_ARG, MODEL_TOOLS
+from sv_env_config_verification.oracle import tool_versions
+from sv_env_config_verification.prompts import render_config, system_prompt
+from sv_env_config_verification.reward import AuditWeights
+from sv_env_config_verification.run_metrics import summarize_rows
+from sv_env_config_verification.schema import answer_json_schema
+from sv_env_config_verification.scoring import REWARD_COMPONENTS, AuditParser, build_rubric
+
+ENV_ID = "sv-env-config-verification"
+
+
+class ConfigAuditToolEnv(vf.StatefulToolEnv):
+    """Tool-using audit: the episode's config is injected into every tool call."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(tools=[], **kwargs)
+        for tool in MODEL_TOOLS:
+            self.add_tool(tool, args_to_skip=[EPISODE_ARG])
+
+    def update_tool_args(
+        self, tool_name: str, tool_args: dict, messages: Any, state: Any, **kwargs: Any
+    ) -> dict:
+        info = state["info"]
+        episode = {"kind": info["kind"], "name": info["name"], "text": info["text"]}
+        return {**{k: v for k, v in tool_args.items() if k != EPISODE_ARG}, EPISODE_ARG: episode}
+
+
+def to_rows(items: Sequence[ConfigItem]) -> Dataset:
+    return Dataset.from_list(
+        [
+            {
+                "question": render_config(item.name, item.kind, item.text),
+                "answer": json.dumps(item.findings, sort_keys=True),
+                "info": {
+                    "id": item.id,
+                    "kind": item.kind,
+                    "name": item.name,
+                    "text": item.text,
+                    "findings": item.findings,
+                    "base_id": item.base_id,
+                    "injected": item.injected,
+                    "source": item.source,
+                },
+            }
+            for item in items
+        ]
+    )
+
+
+def default_scan_cache_dir() -> Path:
+    configured = os.environ.get("SV_E2_SCAN_CACHE_DIR")
+    if configured:
+        return Path(configured)
+    return Path.home() / ".cache" / "security-verifiers" / "e2-scans"
+
+
+def weights_from(mapping: Mapping[str, float] | None) -> AuditWeights:
+    known = {f.name for f in fields(AuditWeights)}
+    unknown = set(mapping or {}) - known
+    if unknown:
+        raise ValueError(f"unknown reward weight(s) {sorted(unknown)}; valid: {sorted(known)}")
+    return AuditWeights(**dict(mapping or {}))
+
+
+def load_environment(
+    split: str = "test",
+    source: str = "builtin",
+    path: str | None = None,
+    max_examples: int = -1,
+    seed: int | None = None,
+    include_tools: bool = False,
+    max_turns: int = 6,
+    reward_weights: Mapping[str, float] | None = None,
+    scan_cache_dir: str | None = None,
+    **_: Any,
+) -> vf.Environment:
+    """Build E2.
+
+    Args:
+        split: "train", "dev", "test" or "all" (built-in data is split by base config).
+        source: "builtin" (secure bases + mutation engine), "dir" (a directory of manifests
+            and .tf files at `path`) or "hf" (a Hugging Face dataset id or local file).
+        max_examples: keep the first N examples (-1: all); `seed` shuffles them first.
+        include_tools: multi-turn with run_opa / run_checkov / run_semgrep / run_kubelinter.
+        reward_weights: AuditWeights fields (detection, patch, format, false_positive, ...).
+        scan_cache_dir: where labelling scans are kept across processes (default:
+            $SV_E2_SCAN_CACHE_DIR, else ~/.cache/security-verifiers/e2-scans); entries are
+            keyed by tool, tool version, rules hash and content hash.
+    """
+    items = load_items(split, source, path, cache_dir=scan_cache_dir or default_scan_cache_dir())
+    if seed is not None:
+        items = list(items)
+        random.Random(seed).shuffle(items)
+    if max_examples is not None and max_examples > 0:
+        items = items[:max_examples]
+    weights = weights_from(reward_weights)
+    parser = AuditParser()
+    common: dict[str, Any] = {
+        "eval_dataset": to_rows(items),
+        "system_prompt": system_prompt(include_tools),
+        "parser": parser,
+        "rubric": build_rubric(parser, weights),
+        "env_id": ENV_ID,
+    }
+    env: vf.Environment = (
+        ConfigAuditToolEnv(max_turns=max_turns, **common)
+        if include_tools
+        else vf.SingleTurnEnv(**common)
+    )
+    env.sv_dataset_info = {
+        "source": source,
+        "path": path,
+        "split": split,
+        "n": len(items),
+        "content_hash": content_hash(items),
+        "order_seed": seed,
+        "include_tools": include_tools,
+    }
+    component_weights = {name: getattr(weights, name) for name in REWARD_COMPONENTS}
+    env.sv_reward_config = {
+        "weights": component_weights,
+        "audit_weights": {f.name: getattr(weights, f.name) for f in fields(AuditWeights)},
+    }
+    env.sv_tool_versions = tool_versions()
+    env.sv_metrics = summarize_rows
+    env.sv_answer_schema = answer_json_schema()
+    env.sv_structured_output_default = not include_tools
+    return env

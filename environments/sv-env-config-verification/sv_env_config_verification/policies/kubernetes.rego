@@ -1,0 +1,200 @@
+# Security Verifiers E2 — Kubernetes policy pack (Rego v1).
+#
+# Input:  {"objects": [<Kubernetes object>, ...]}  — the documents of one manifest, in order.
+# Output: data.sv.kubernetes.violations — a set of
+#         {"rule": <canonical id>, "resource": "<Kind>/<metadata.name>", "msg": <text>}.
+# Rule semantics are documented in canonical.py (one rule per canonical k8s/* id).
+package sv.kubernetes
+
+import rego.v1
+
+template_kinds := {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "ReplicationController", "Job"}
+
+dangerous_caps := {
+	"ALL", "SYS_ADMIN", "NET_ADMIN", "NET_RAW", "SYS_PTRACE", "SYS_MODULE", "SYS_RAWIO",
+	"SYS_BOOT", "SYS_TIME", "DAC_READ_SEARCH", "BPF", "MAC_ADMIN", "MAC_OVERRIDE",
+}
+
+# ---------------------------------------------------------------- helpers
+
+obj(x) := x if {
+	is_object(x)
+} else := {}
+
+arr(x) := x if {
+	is_array(x)
+} else := []
+
+# field(o, k): o[k] when o is an object holding k, else null.
+field(o, k) := object.get(obj(o), k, null)
+
+resource(o) := sprintf("%s/%s", [o.kind, o.metadata.name])
+
+pod_spec(o) := o.spec if o.kind == "Pod"
+
+pod_spec(o) := o.spec.template.spec if o.kind in template_kinds
+
+pod_spec(o) := o.spec.jobTemplate.spec.template.spec if o.kind == "CronJob"
+
+# Pods: {"resource", "spec"} for every workload object with an object pod spec.
+pods contains {"resource": resource(o), "spec": spec} if {
+	some o in arr(input.objects)
+	spec := pod_spec(o)
+	is_object(spec)
+}
+
+# Containers and initContainers (the secure-by-default rules apply to these).
+containers contains {"resource": p.resource, "spec": p.spec, "c": c, "field": f} if {
+	some p in pods
+	some f in ["containers", "initContainers"]
+	some c in arr(p.spec[f])
+	is_object(c)
+}
+
+# Every container including ephemeralContainers (rules on explicitly set values).
+all_containers contains x if some x in containers
+
+all_containers contains {"resource": p.resource, "spec": p.spec, "c": c, "field": "ephemeralContainers"} if {
+	some p in pods
+	some c in arr(p.spec.ephemeralContainers)
+	is_object(c)
+}
+
+csc(x) := obj(field(x.c, "securityContext"))
+
+limits(x) := obj(field(field(x.c, "resources"), "limits"))
+
+cname(x) := sprintf("%s '%v'", [trim_suffix(x.field, "s"), object.get(x.c, "name", "?")])
+
+# Effective pod/container security setting: the container's value overrides the pod's.
+effective(x, key) := csc(x)[key]
+
+effective(x, key) := obj(field(x.spec, "securityContext"))[key] if not key in object.keys(csc(x))
+
+positive_uid(x) if {
+	uid := effective(x, "runAsUser")
+	is_number(uid)
+	uid > 0
+}
+
+unset_quantity(v) if v == null
+
+unset_quantity(v) if v == ""
+
+unset_quantity(v) if v == 0
+
+unset_quantity(v) if v == "0"
+
+missing_limit(x, res) if not res in object.keys(limits(x))
+
+missing_limit(x, res) if unset_quantity(limits(x)[res])
+
+# The tag of an image reference ("" when none); a registry port is not a tag.
+image_tag(image) := tag if {
+	segments := split(image, "/")
+	last := segments[count(segments) - 1]
+	parts := split(last, ":")
+	tag := parts[count(parts) - 1]
+	count(parts) > 1
+} else := ""
+
+bad_tag(image) if {
+	not contains(image, "@")
+	image_tag(image) in {"", "latest"}
+}
+
+norm_cap(c) := trim_prefix(upper(c), "CAP_")
+
+# ---------------------------------------------------------------- rules
+
+violations contains v if {
+	some x in all_containers
+	csc(x).privileged == true
+	v := {"rule": "k8s/privileged-container", "resource": x.resource, "msg": sprintf("%s is privileged", [cname(x)])}
+}
+
+violations contains v if {
+	some p in pods
+	p.spec.hostNetwork == true
+	v := {"rule": "k8s/host-network", "resource": p.resource, "msg": "hostNetwork: true"}
+}
+
+violations contains v if {
+	some p in pods
+	p.spec.hostPID == true
+	v := {"rule": "k8s/host-pid", "resource": p.resource, "msg": "hostPID: true"}
+}
+
+violations contains v if {
+	some p in pods
+	p.spec.hostIPC == true
+	v := {"rule": "k8s/host-ipc", "resource": p.resource, "msg": "hostIPC: true"}
+}
+
+violations contains v if {
+	some x in containers
+	not effective(x, "runAsNonRoot") == true
+	not positive_uid(x)
+	v := {"rule": "k8s/run-as-root", "resource": x.resource, "msg": sprintf("%s may run as root (no runAsNonRoot: true, no runAsUser > 0)", [cname(x)])}
+}
+
+violations contains v if {
+	some x in containers
+	not csc(x).allowPrivilegeEscalation == false
+	v := {"rule": "k8s/privilege-escalation", "resource": x.resource, "msg": sprintf("%s does not set allowPrivilegeEscalation: false", [cname(x)])}
+}
+
+violations contains v if {
+	some x in containers
+	some res in ["cpu", "memory"]
+	missing_limit(x, res)
+	v := {"rule": "k8s/missing-resource-limits", "resource": x.resource, "msg": sprintf("%s has no %s limit", [cname(x), res])}
+}
+
+violations contains v if {
+	some x in all_containers
+	is_string(x.c.image)
+	bad_tag(x.c.image)
+	v := {"rule": "k8s/image-latest-tag", "resource": x.resource, "msg": sprintf("%s image '%s' is not pinned (latest or no tag)", [cname(x), x.c.image])}
+}
+
+violations contains v if {
+	some p in pods
+	some vol in arr(p.spec.volumes)
+	is_object(vol)
+	"hostPath" in object.keys(vol)
+	v := {"rule": "k8s/hostpath-volume", "resource": p.resource, "msg": sprintf("volume '%v' mounts hostPath %v", [object.get(vol, "name", "?"), object.get(obj(vol.hostPath), "path", "?")])}
+}
+
+violations contains v if {
+	some x in all_containers
+	some cap in arr(field(field(csc(x), "capabilities"), "add"))
+	is_string(cap)
+	norm_cap(cap) in dangerous_caps
+	v := {"rule": "k8s/dangerous-capabilities", "resource": x.resource, "msg": sprintf("%s adds capability %s", [cname(x), cap])}
+}
+
+violations contains v if {
+	some x in containers
+	not csc(x).readOnlyRootFilesystem == true
+	v := {"rule": "k8s/writable-root-filesystem", "resource": x.resource, "msg": sprintf("%s does not set readOnlyRootFilesystem: true", [cname(x)])}
+}
+
+violations contains v if {
+	some o in arr(input.objects)
+	o.kind in {"Role", "ClusterRole"}
+	some rule in arr(o.rules)
+	some f in ["apiGroups", "resources", "verbs"]
+	some s in arr(field(rule, f))
+	is_string(s)
+	contains(s, "*")
+	v := {"rule": "k8s/rbac-wildcard", "resource": resource(o), "msg": sprintf("rule grants '%s' in %s", [s, f])}
+}
+
+violations contains v if {
+	some o in arr(input.objects)
+	o.kind in {"ClusterRoleBinding", "RoleBinding"}
+	o.roleRef.kind == "ClusterRole"
+	o.roleRef.name == "cluster-admin"
+	v := {"rule": "k8s/cluster-admin-binding", "resource": resource(o), "msg": "binds the cluster-admin ClusterRole"}
+}

@@ -1,0 +1,48 @@
+"""E2 run-level metrics from the harness's results rows (parsed answers + episode metrics)."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sv_env_config_verification.reward import EpisodeRecord, audit_metrics
+
+
+def _mean(values: list[float]) -> float | None:
+    return statistics.fmean(values) if values else None
+
+
+def summarize_rows(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Detection precision/recall/F1 (overall and by severity), clean-config pass rate, false
+    positives on clean configs, patch success rate, introduced violations, tool use."""
+    records, vulnerable, applied, tool_calls = [], [], [], []
+    for row in rows:
+        oracle = json.loads(row.get("gold") or "[]")
+        parsed = row.get("parsed")
+        reported = [v["id"] for v in parsed["violations"]] if parsed else None
+        records.append(EpisodeRecord(reported=reported, oracle=oracle))
+        episode = {**(row.get("metrics") or {}), **(row.get("rewards") or {})}
+        if oracle:
+            vulnerable.append(float(episode.get("patch_fixed_all", 0.0)))
+        if episode.get("patch_applied"):
+            applied.append(float(episode.get("new_violations", 0.0)))
+        tool_calls.append(float(episode.get("total_tool_calls", 0.0)))
+    detection = audit_metrics(records)
+    invalid = sum(1 for row in rows if row.get("parsed") is None)
+    out: dict[str, Any] = {
+        "n": len(rows),
+        "invalid_rate": invalid / len(rows) if rows else None,
+        "detection_precision": detection.get("micro_precision"),
+        "detection_recall": detection.get("micro_recall"),
+        "detection_f1": detection.get("micro_f1"),
+        "clean_pass_rate": detection.get("clean_pass_rate"),
+        "false_positives_on_clean": detection.get("clean_false_positives_per_config"),
+        "patch_success_rate": _mean(vulnerable),
+        "new_violations_mean": _mean(applied),
+        "patches_applied": len(applied),
+        "tool_calls_mean": _mean(tool_calls),
+    }
+    out.update({k: v for k, v in detection.items() if k.split("_")[0] in ("low", "med", "high")})
+    return out
