@@ -63,6 +63,7 @@ eval-e2:
 
 bench:
 	$(PY) -m security_verifiers.bench $(ARGS)
+	$(PY) -m security_verifiers.bench_e2
 
 clean:
 	rm -rf .pytest_cache .ruff_cache .hypothesis build dist

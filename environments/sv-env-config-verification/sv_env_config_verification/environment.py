@@ -13,6 +13,7 @@ from typing import Any
 import verifiers as vf
 from datasets import Dataset
 
+from sv_env_config_verification.canonical import CATALOGUE
 from sv_env_config_verification.dataset import ConfigItem, content_hash, load_items
 from sv_env_config_verification.model_tools import EPISODE_ARG, MODEL_TOOLS
 from sv_env_config_verification.oracle import tool_versions
@@ -139,6 +140,6 @@ def load_environment(
     }
     env.sv_tool_versions = tool_versions()
     env.sv_metrics = summarize_rows
-    env.sv_answer_schema = answer_json_schema()
+    env.sv_answer_schema = answer_json_schema(sorted(CATALOGUE), for_decoding=True)
     env.sv_structured_output_default = not include_tools
     return env

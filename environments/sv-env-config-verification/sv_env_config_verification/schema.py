@@ -33,6 +33,7 @@ __all__ = [
 MAX_VIOLATIONS = 64
 MAX_PATCH_CHARS = 64 * 1024
 MAX_ID_CHARS = 128
+DECODING_MAX_VIOLATIONS = 16
 
 Severity = Literal["low", "med", "high"]
 
@@ -85,10 +86,15 @@ def parse_answer(text: Any) -> tuple[AuditAnswer | None, str | None]:
         return None, f"parser error: {type(exc).__name__}"
 
 
-def answer_json_schema(ids: list[str] | None = None) -> dict[str, Any]:
-    """JSON Schema of a valid answer (for schema-constrained decoding).
+def answer_json_schema(
+    ids: list[str] | None = None, *, for_decoding: bool = False
+) -> dict[str, Any]:
+    """JSON Schema of a valid answer.
 
     ``ids``, when given, restricts violation ids to that list (e.g. the canonical catalogue).
+    ``for_decoding`` drops the length limits and caps the list at 16 items: grammar-based
+    decoders (llama.cpp) expand a ``maxLength`` into that many grammar repetitions, which for
+    the patch limit would make the grammar unusably large. The parser still enforces limits.
     """
     id_schema: dict[str, Any] = {"type": "string", "maxLength": MAX_ID_CHARS}
     if ids:
@@ -102,9 +108,16 @@ def answer_json_schema(ids: list[str] | None = None) -> dict[str, Any]:
         "required": ["id", "severity"],
         "additionalProperties": False,
     }
+    patch: dict[str, Any] = {"type": "string"}
+    if not for_decoding:
+        patch["maxLength"] = MAX_PATCH_CHARS
     properties = {
-        "violations": {"type": "array", "items": item, "maxItems": MAX_VIOLATIONS},
-        "patch": {"type": "string", "maxLength": MAX_PATCH_CHARS},
+        "violations": {
+            "type": "array",
+            "items": item,
+            "maxItems": DECODING_MAX_VIOLATIONS if for_decoding else MAX_VIOLATIONS,
+        },
+        "patch": patch,
         "confidence": {"type": "number", "minimum": 0, "maximum": 1},
     }
     return {
