@@ -13,6 +13,7 @@ import argparse
 import json
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -29,6 +30,7 @@ from sv_env_config_verification.patching import apply_patch
 from sv_env_config_verification.prompts import render_config
 from sv_env_config_verification.reward import AuditWeights
 from sv_env_config_verification.scoring import AuditParser, score_episode
+from sv_env_config_verification.tools import get_tool
 from sv_env_config_verification.tools.semgrep_tool import RULE_FILES, RULES_DIR
 
 
@@ -49,6 +51,13 @@ def _in_process(info: dict, reply: str, parser: AuditParser) -> float:
     return time.perf_counter() - start
 
 
+def _run_cli(command: list[str]) -> None:
+    """Run one tool CLI; exit codes 0/1 mean "no findings" / "findings", anything else fails."""
+    proc = subprocess.run(command, capture_output=True, text=True, check=False)
+    if proc.returncode not in (0, 1):
+        raise RuntimeError(f"{command[0]} exited {proc.returncode}: {proc.stderr[-500:]}")
+
+
 def _cli(info: dict, reply: str, parser: AuditParser, semgrep: Path) -> float:
     start = time.perf_counter()
     answer = parser.parse(reply).answer
@@ -60,12 +69,12 @@ def _cli(info: dict, reply: str, parser: AuditParser, semgrep: Path) -> float:
         path.write_text(outcome.patched.text)
         framework = "kubernetes" if info["kind"] == "k8s" else "terraform"
         checks = ",".join(sorted(TOOL_RULES["checkov"]))
-        checkov = ["checkov", "-f", str(path), "--framework", framework, "-o", "json"]
-        subprocess.run([*checkov, "--check", checks, "--quiet"], capture_output=True, check=False)
+        checkov = Path(sys.executable).with_name("checkov")
+        _run_cli([str(checkov), "-f", str(path), "--framework", framework, "-o", "json",
+                  "--check", checks, "--quiet"])  # fmt: skip
         rules = RULES_DIR / RULE_FILES[info["kind"]]
-        semgrep_cli = [str(semgrep), "--metrics=off", "--disable-version-check", "--json"]
-        subprocess.run([*semgrep_cli, "--config", str(rules), str(path)], capture_output=True,
-                       check=False)  # fmt: skip
+        _run_cli([str(semgrep), "--metrics=off", "--disable-version-check", "--json",
+                  "--config", str(rules), str(path)])  # fmt: skip
         scan(outcome.patched, tools=("opa",), cache=False)
     return time.perf_counter() - start
 
@@ -75,7 +84,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--episodes", type=int, default=10)
     parser.add_argument("--cli-episodes", type=int, default=3)
     args = parser.parse_args(argv)
-    semgrep = Path(".tools/semgrep/bin/semgrep").resolve()
+    core = get_tool("semgrep")._locate[0]
+    if core is None:
+        raise SystemExit(f"semgrep is not installed: {get_tool('semgrep').unavailable_reason()}")
+    semgrep = core.parents[5] / "bin" / "semgrep"  # <venv>/lib/pythonX/site-packages/semgrep/bin
     audit = AuditParser()
     episodes = _episodes(args.episodes)
     _in_process(*episodes[0], audit)  # warm-up: imports, compiled policies
