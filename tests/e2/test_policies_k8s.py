@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from functools import cache
 from typing import Any
 
+import policy_scans
 import pytest
 import yaml
 
@@ -322,22 +322,12 @@ COMPLIANT = [
 ]
 
 
-@cache
 def scan_once(tool_name: str, text: str):
-    """One scan per (tool, manifest) per test session (tests share violating cases)."""
-    return get_tool(tool_name).scan(ConfigFile("k8s", "manifest.yaml", text))
+    return policy_scans.scan_once("k8s", "manifest.yaml", tool_name, text)
 
 
 def reported(tool_name: str, text: str) -> set[tuple[str, str]]:
-    tool = get_tool(tool_name)
-    if not tool.available():
-        pytest.fail(
-            f"{tool_name} is installed by make setup but unavailable: {tool.unavailable_reason()}"
-        )
-    result = scan_once(tool_name, text)
-    assert result.error is None, result.error
-    mapping = TOOL_RULES[tool_name]
-    return {(mapping[f.rule_id], f.resource) for f in result.findings if f.rule_id in mapping}
+    return policy_scans.mapped_findings("k8s", "manifest.yaml", tool_name, text)
 
 
 @pytest.mark.parametrize("tool", ALL3)

@@ -3,12 +3,10 @@ every tool that maps it (the project's Rego pack, checkov's mapped checks, semgr
 
 from __future__ import annotations
 
-from functools import cache
-
+import policy_scans
 import pytest
 
 from sv_env_config_verification.canonical import TOOL_RULES, ids_for
-from sv_env_config_verification.configs import ConfigFile
 from sv_env_config_verification.tools import get_tool
 
 SECURE = """
@@ -378,21 +376,12 @@ COMPLIANT = [
 ]
 
 
-@cache
 def scan_once(tool_name: str, text: str):
-    return get_tool(tool_name).scan(ConfigFile("terraform", "main.tf", text))
+    return policy_scans.scan_once("terraform", "main.tf", tool_name, text)
 
 
 def reported(tool_name: str, text: str) -> set[tuple[str, str]]:
-    tool = get_tool(tool_name)
-    if not tool.available():
-        pytest.fail(
-            f"{tool_name} is installed by make setup but unavailable: {tool.unavailable_reason()}"
-        )
-    result = scan_once(tool_name, text)
-    assert result.error is None, result.error
-    mapping = TOOL_RULES[tool_name]
-    return {(mapping[f.rule_id], f.resource) for f in result.findings if f.rule_id in mapping}
+    return policy_scans.mapped_findings("terraform", "main.tf", tool_name, text)
 
 
 @pytest.mark.parametrize("tool", ALL3)
