@@ -115,13 +115,23 @@ async def evaluate(config: EvalConfig, console: Console | None = None) -> list[M
     runs: list[ModelRun] = []
     with LocalServerPool() as local_servers:
         for spec in specs:
+            server = None
             if spec.kind == "local" and spec.gguf is not None:
                 console.print(f"[dim]Starting llama.cpp server for {spec.gguf.name} ...[/dim]")
                 server = local_servers.get(spec.gguf, spec.model_id)
                 spec = replace(spec, base_url=server.base_url)
-            runs.append(
-                await _evaluate_model(config, entry, env, inputs, spec, baselines, cache, console)
-            )
+            try:
+                run = await _evaluate_model(
+                    config, entry, env, inputs, spec, baselines, cache, console
+                )
+            except UserError as exc:
+                if server is not None and not server.alive():
+                    raise UserError(
+                        f"{exc}\nthe local model server exited during the run; its log ends:\n"
+                        f"{server.log_tail()}"
+                    ) from None
+                raise
+            runs.append(run)
     print_summary_table([(run.spec.name, run.summary) for run in runs], console)
     for run in runs:
         console.print(f"[dim]{run.spec.name}: {run.run_dir}[/dim]")

@@ -82,7 +82,8 @@ class LlamaCppServer:
         log.close()
         self._wait_until_ready()
 
-    def _log_tail(self, lines: int = 15) -> str:
+    def log_tail(self, lines: int = 15) -> str:
+        """The last lines the server wrote (for error messages)."""
         try:
             text = self.log_path.read_text(errors="replace") if self.log_path else ""
         except OSError:
@@ -93,7 +94,7 @@ class LlamaCppServer:
         deadline = time.monotonic() + self.startup_timeout_s
         while time.monotonic() < deadline:
             if self.process is None or self.process.poll() is not None:
-                tail = self._log_tail()
+                tail = self.log_tail()
                 self.stop()
                 raise UserError(
                     f"the local model server could not load {self.gguf} "
