@@ -29,3 +29,31 @@ def mapped_findings(kind: str, name: str, tool_name: str, text: str) -> set[tupl
     assert result.error is None, result.error
     mapping = TOOL_RULES[tool_name]
     return {(mapping[f.rule_id], f.resource) for f in result.findings if f.rule_id in mapping}
+
+
+def check_violating(kind: str, name: str, tool: str, case: tuple) -> None:
+    """A violating case is caught by every tool it lists; the Rego pack catches every case."""
+    label, vid, resource, text, tools = case
+    found = (vid, resource) in mapped_findings(kind, name, tool, text)
+    if tool in tools:
+        assert found, f"{tool} missed {vid} on {resource} ({label})"
+    elif tool == "opa":
+        pytest.fail("every case must be caught by the Rego pack")
+
+
+def check_compliant(kind: str, name: str, tool: str, case: tuple) -> None:
+    label, vid, resource, text = case
+    assert (vid, resource) not in mapped_findings(kind, name, tool, text), (
+        f"{tool} flags {vid} ({label})"
+    )
+
+
+def check_mapped_rules_fire(kind: str, name: str, prefix: str, violating: list) -> None:
+    """Each mapped checkov check / semgrep rule fires on at least one violating case."""
+    for tool in ("checkov", "semgrep"):
+        mapped_findings(kind, name, tool, violating[0][3])  # fails if the tool is missing
+        fired: set[str] = set()
+        for case in violating:
+            fired |= {f.rule_id for f in scan_once(kind, name, tool, case[3]).findings}
+        expected = {r for r, cid in TOOL_RULES[tool].items() if cid.startswith(prefix)}
+        assert expected <= fired, f"{tool} rules never fired: {sorted(expected - fired)}"

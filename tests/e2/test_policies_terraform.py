@@ -6,8 +6,7 @@ from __future__ import annotations
 import policy_scans
 import pytest
 
-from sv_env_config_verification.canonical import TOOL_RULES, ids_for
-from sv_env_config_verification.tools import get_tool
+from sv_env_config_verification.canonical import ids_for
 
 SECURE = """
 resource "aws_s3_bucket" "data" {
@@ -376,10 +375,6 @@ COMPLIANT = [
 ]
 
 
-def scan_once(tool_name: str, text: str):
-    return policy_scans.scan_once("terraform", "main.tf", tool_name, text)
-
-
 def reported(tool_name: str, text: str) -> set[tuple[str, str]]:
     return policy_scans.mapped_findings("terraform", "main.tf", tool_name, text)
 
@@ -389,11 +384,7 @@ def reported(tool_name: str, text: str) -> set[tuple[str, str]]:
     ("case", "vid", "resource", "text", "tools"), VIOLATING, ids=[c[0] for c in VIOLATING]
 )
 def test_violating(tool, case, vid, resource, text, tools):
-    found = (vid, resource) in reported(tool, text)
-    if tool in tools:
-        assert found, f"{tool} missed {vid} on {resource} ({case})"
-    elif tool == "opa":
-        pytest.fail("every case must be caught by the Rego pack")
+    policy_scans.check_violating("terraform", "main.tf", tool, (case, vid, resource, text, tools))
 
 
 @pytest.mark.parametrize("tool", ALL3)
@@ -401,7 +392,7 @@ def test_violating(tool, case, vid, resource, text, tools):
     ("case", "vid", "resource", "text"), COMPLIANT, ids=[c[0] for c in COMPLIANT]
 )
 def test_compliant(tool, case, vid, resource, text):
-    assert (vid, resource) not in reported(tool, text), f"{tool} flags {vid} ({case})"
+    policy_scans.check_compliant("terraform", "main.tf", tool, (case, vid, resource, text))
 
 
 def test_every_id_has_cases():
@@ -410,14 +401,7 @@ def test_every_id_has_cases():
 
 
 def test_every_mapped_rule_is_exercised():
-    for tool in ("checkov", "semgrep"):
-        if not get_tool(tool).available():
-            continue
-        fired = set()
-        for _, _, _, text, _ in VIOLATING:
-            fired |= {f.rule_id for f in scan_once(tool, text).findings}
-        expected = {r for r, cid in TOOL_RULES[tool].items() if cid.startswith("tf/")}
-        assert expected <= fired, f"{tool} rules never fired: {sorted(expected - fired)}"
+    policy_scans.check_mapped_rules_fire("terraform", "main.tf", "tf/", VIOLATING)
 
 
 def test_secure_file_is_clean_for_all_tools():
