@@ -1,0 +1,356 @@
+"""A sandbox for running untrusted, model-influenced code with bubblewrap.
+
+Every run gets: new network, PID, IPC and UTS namespaces (no network at all; the whole
+process tree dies with the namespace's first process), a read-only view of only the system
+directories it needs, one writable scratch directory mounted at `/sandbox`, a clean
+environment (no API keys or tokens), resource limits (CPU seconds, address space, file
+size, processes, open files, no core dumps) and a wall-clock timeout that kills the whole
+process group. Run as root, the code runs under a fresh unprivileged uid, so the process
+limit really applies and nothing of root's (`~/.ssh`, keys) is readable.
+
+Requires the `bwrap` binary (Debian/Ubuntu: `apt-get install bubblewrap`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import secrets
+import shutil
+import signal
+import stat
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+INSIDE = "/sandbox"
+SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin")
+DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
+UID_RANGE = (2_000_000_000, 2_100_000_000)
+# Runs the command, then counts processes still alive in the sandbox's PID namespace (besides
+# bwrap's init and this shell) before the namespace, and with it every leftover, is torn down.
+LEFTOVER_PROBE = (
+    '"$@"; rc=$?; n=0; for p in /proc/[0-9]*; do n=$((n+1)); done; '
+    'echo "SV-LEFTOVER $((n-2))" >&2; exit $rc'
+)
+LEFTOVER_LINE = re.compile(r"^SV-LEFTOVER (-?\d+)\n?", re.MULTILINE)
+
+
+class SandboxUnavailable(RuntimeError):
+    """bubblewrap is missing or cannot create namespaces on this machine."""
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Resource limits of one sandboxed run."""
+
+    wall_s: float = 30.0
+    cpu_s: int = 30
+    memory_mb: int = 1024  # address space (RLIMIT_AS)
+    file_size_mb: int = 16  # largest file the code may write (RLIMIT_FSIZE)
+    processes: int = 64  # processes + threads of the sandbox's user (RLIMIT_NPROC)
+    open_files: int = 256
+    output_bytes: int = 256 * 1024  # stdout / stderr kept per stream
+
+
+@dataclass
+class SandboxResult:
+    """What happened: exit status, captured output and every limit that fired."""
+
+    returncode: int | None
+    stdout: str
+    stderr: str
+    duration_s: float
+    timed_out: bool = False
+    violations: list[str] = field(default_factory=list)
+    leftover_processes: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out
+
+
+def bwrap_path() -> str:
+    found = shutil.which("bwrap")
+    if not found:
+        raise SandboxUnavailable(
+            "bubblewrap (bwrap) is not installed; install it with `apt-get install bubblewrap` "
+            "(make setup does this when run as root)"
+        )
+    return found
+
+
+def _mounts(readonly: Sequence[Path]) -> list[str]:
+    args: list[str] = []
+    for d in SYSTEM_DIRS:
+        p = Path(d)
+        if p.is_symlink():
+            args += ["--symlink", os.readlink(p), d]
+        elif p.is_dir():
+            args += ["--ro-bind", d, d]
+    for extra in readonly:
+        resolved = str(Path(extra).resolve())
+        if any(resolved == d or resolved.startswith(d + "/") for d in SYSTEM_DIRS):
+            continue
+        # parents are fresh, empty, traversable directories (nothing else of theirs is seen)
+        for parent in reversed(Path(resolved).parents[:-1]):
+            args += ["--perms", "0755", "--dir", str(parent)]
+        args += ["--ro-bind", resolved, resolved]
+    return args
+
+
+def _environment(extra: Mapping[str, str]) -> list[str]:
+    base = {
+        "PATH": DEFAULT_PATH,
+        "HOME": INSIDE,
+        "TMPDIR": f"{INSIDE}/.tmp",
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+    }
+    args: list[str] = []
+    for key, value in {**base, **extra}.items():
+        args += ["--setenv", key, value]
+    return args
+
+
+def _processes_of(uid: int) -> list[int]:
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.stat(f"/proc/{entry}").st_uid == uid:
+                    pids.append(int(entry))
+            except OSError:
+                continue
+    return pids
+
+
+def _own_process_count() -> int:
+    return len(_processes_of(os.getuid()))
+
+
+def _limits_preexec(limits: SandboxLimits, nproc: int):
+    def apply() -> None:
+        mb = 1024 * 1024
+        for res, value in (
+            (resource.RLIMIT_CPU, limits.cpu_s),
+            (resource.RLIMIT_AS, limits.memory_mb * mb),
+            (resource.RLIMIT_FSIZE, limits.file_size_mb * mb),
+            (resource.RLIMIT_NOFILE, limits.open_files),
+            (resource.RLIMIT_CORE, 0),
+            (resource.RLIMIT_NPROC, nproc),
+        ):
+            # CPU: the soft limit sends SIGXCPU, the hard one (a second later) SIGKILL
+            hard = value + 1 if res == resource.RLIMIT_CPU else value
+            resource.setrlimit(res, (value, hard))
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+
+    return apply
+
+
+def _read_capped(path: Path, cap: int) -> tuple[str, bool]:
+    with path.open("rb") as fh:
+        data = fh.read(cap + 1)
+    return data[:cap].decode("utf-8", "replace"), len(data) > cap
+
+
+def _signal_violation(returncode: int | None) -> str | None:
+    if returncode is None:
+        return None
+    # bwrap reports a child killed by signal N as exit status 128 + N
+    sig = -returncode if returncode < 0 else returncode - 128 if returncode > 128 else 0
+    return {
+        signal.SIGXCPU: "cpu time limit exceeded (SIGXCPU)",
+        signal.SIGXFSZ: "file size limit exceeded (SIGXFSZ)",
+        signal.SIGKILL: "killed (SIGKILL: CPU hard limit or out of memory)",
+        signal.SIGSEGV: "segmentation fault",
+    }.get(sig)
+
+
+def _stderr_violations(stderr: str) -> list[str]:
+    found = []
+    if "MemoryError" in stderr or "Cannot allocate memory" in stderr:
+        found.append("memory limit hit (allocation refused)")
+    if "Resource temporarily unavailable" in stderr or "BlockingIOError" in stderr:
+        found.append("process limit hit (fork refused)")
+    if "File too large" in stderr:
+        found.append("file size limit hit (write refused)")
+    if "Network is unreachable" in stderr:
+        found.append("network access attempted (no network in sandbox)")
+    if "Read-only file system" in stderr:
+        found.append("write outside the scratch directory refused")
+    return found
+
+
+def run_sandboxed(
+    argv: Sequence[str],
+    scratch: Path,
+    limits: SandboxLimits = SandboxLimits(),
+    *,
+    stdin: str = "",
+    readonly: Sequence[Path] = (),
+    env: Mapping[str, str] | None = None,
+) -> SandboxResult:
+    """Run `argv` in a fresh sandbox whose only writable directory is `scratch` (at /sandbox).
+
+    `readonly` adds host directories (e.g. a Python prefix) visible read-only at the same
+    path. Returns when the process tree is gone; never raises for what the code does.
+    """
+    bwrap = bwrap_path()
+    scratch = Path(scratch).resolve()
+    (scratch / ".tmp").mkdir(exist_ok=True)
+    as_root = os.geteuid() == 0
+    cmd = [
+        bwrap,
+        "--unshare-net",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+        *_mounts(readonly),
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--symlink",
+        f"{INSIDE}/.tmp",
+        "/tmp",
+        "--bind",
+        str(scratch),
+        INSIDE,
+        "--chdir",
+        INSIDE,
+        *_environment(env or {}),
+        "--remount-ro",
+        "/",
+    ]
+    if as_root:
+        uid = secrets.randbelow(UID_RANGE[1] - UID_RANGE[0]) + UID_RANGE[0]
+        _chown_tree(scratch, uid)
+        cmd += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        cmd += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+        cmd += ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+        nproc = limits.processes
+    else:
+        uid = os.getuid()
+        cmd[1:1] = ["--unshare-user"]
+        nproc = _own_process_count() + limits.processes
+    cmd += ["/bin/sh", "-c", LEFTOVER_PROBE, "sv-sandbox", *argv]
+
+    with tempfile.TemporaryDirectory(prefix="sv-sbx-io-") as io_dir:
+        out_path, err_path = Path(io_dir, "stdout"), Path(io_dir, "stderr")
+        start = time.perf_counter()
+        timed_out = False
+        with out_path.open("wb") as out, err_path.open("wb") as err:
+            proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.PIPE,
+                stdout=out,
+                stderr=err,
+                preexec_fn=_limits_preexec(limits, nproc),
+                start_new_session=True,
+                close_fds=True,
+            )
+            try:
+                proc.communicate(stdin.encode(), timeout=limits.wall_s)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                _kill_group(proc.pid)
+                proc.wait()
+            finally:
+                _kill_group(proc.pid)
+        duration = time.perf_counter() - start
+        stdout, out_cut = _read_capped(out_path, limits.output_bytes)
+        stderr, err_cut = _read_capped(err_path, limits.output_bytes)
+
+    leftovers = sum(max(0, int(m)) for m in LEFTOVER_LINE.findall(stderr))
+    stderr = LEFTOVER_LINE.sub("", stderr)
+    if as_root:
+        leftovers = max(leftovers, _reap_uid(uid))
+    violations: list[str] = []
+    if timed_out:
+        violations.append(f"wall-clock timeout after {limits.wall_s:g}s (process group killed)")
+    elif (sig := _signal_violation(proc.returncode)) is not None:
+        violations.append(sig)
+    violations += _stderr_violations(stderr)
+    if out_cut or err_cut:
+        violations.append(f"output truncated to {limits.output_bytes} bytes")
+    if leftovers:
+        violations.append(f"{leftovers} process(es) outlived the sandbox and were killed")
+    return SandboxResult(
+        returncode=None if timed_out else proc.returncode,
+        stdout=stdout,
+        stderr=stderr,
+        duration_s=duration,
+        timed_out=timed_out,
+        violations=violations,
+        leftover_processes=leftovers,
+    )
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _reap_uid(uid: int, grace_s: float = 1.0) -> int:
+    """Kill anything still running as the run's private uid once the namespace's own
+    teardown had `grace_s` to finish (there should be nothing)."""
+    deadline = time.monotonic() + grace_s
+    while (pids := _processes_of(uid)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return len(pids)
+
+
+def _chown_tree(root: Path, uid: int) -> None:
+    os.chown(root, uid, uid)
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            os.chown(os.path.join(dirpath, name), uid, uid, follow_symlinks=False)
+
+
+def _force_remove(func, path, _exc) -> None:
+    parent = os.path.dirname(path)
+    os.chmod(parent, stat.S_IRWXU)
+    if os.path.isdir(path) and not os.path.islink(path):
+        os.chmod(path, stat.S_IRWXU)
+    func(path)
+
+
+@contextmanager
+def scratch_dir(prefix: str = "sv-sandbox-") -> Iterator[Path]:
+    """A fresh scratch directory, removed afterwards whatever the sandboxed code left in it."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, onerror=_force_remove)
+
+
+def sandbox_available() -> str | None:
+    """None when a trivial sandboxed command runs, else the reason it does not."""
+    try:
+        with scratch_dir() as scratch:
+            result = run_sandboxed(["/bin/true"], scratch, SandboxLimits(wall_s=10))
+    except (SandboxUnavailable, OSError) as exc:
+        return str(exc)
+    if result.returncode != 0:
+        return f"bwrap failed: {result.stderr.strip()[-300:]}"
+    return None
