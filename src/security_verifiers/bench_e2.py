@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--episodes", type=int, default=10)
     parser.add_argument("--cli-episodes", type=int, default=3)
     args = parser.parse_args(argv)
-    core = get_tool("semgrep")._locate[0]
+    core = get_tool("semgrep").engine.located[0]
     if core is None:
         raise SystemExit(f"semgrep is not installed: {get_tool('semgrep').unavailable_reason()}")
     semgrep = core.parents[5] / "bin" / "semgrep"  # <venv>/lib/pythonX/site-packages/semgrep/bin

@@ -24,7 +24,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -85,7 +85,10 @@ def bwrap_path() -> str:
     return found
 
 
-def _mounts(readonly: Sequence[Path]) -> list[str]:
+ReadOnly = Path | tuple[Path, str]
+
+
+def _mounts(readonly: Sequence[ReadOnly]) -> list[str]:
     args: list[str] = []
     for d in SYSTEM_DIRS:
         p = Path(d)
@@ -94,13 +97,15 @@ def _mounts(readonly: Sequence[Path]) -> list[str]:
         elif p.is_dir():
             args += ["--ro-bind", d, d]
     for extra in readonly:
-        resolved = str(Path(extra).resolve())
-        if any(resolved == d or resolved.startswith(d + "/") for d in SYSTEM_DIRS):
+        source, dest = extra if isinstance(extra, tuple) else (extra, None)
+        resolved = str(Path(source).resolve())
+        dest = dest or resolved
+        if any(dest == d or dest.startswith(d + "/") for d in SYSTEM_DIRS):
             continue
         # parents are fresh, empty, traversable directories (nothing else of theirs is seen)
-        for parent in reversed(Path(resolved).parents[:-1]):
+        for parent in reversed(Path(dest).parents[:-1]):
             args += ["--perms", "0755", "--dir", str(parent)]
-        args += ["--ro-bind", resolved, resolved]
+        args += ["--ro-bind", resolved, dest]
     return args
 
 
@@ -195,13 +200,14 @@ def run_sandboxed(
     limits: SandboxLimits = SandboxLimits(),
     *,
     stdin: str = "",
-    readonly: Sequence[Path] = (),
+    readonly: Sequence[ReadOnly] = (),
     env: Mapping[str, str] | None = None,
 ) -> SandboxResult:
     """Run `argv` in a fresh sandbox whose only writable directory is `scratch` (at /sandbox).
 
-    `readonly` adds host directories (e.g. a Python prefix) visible read-only at the same
-    path. Returns when the process tree is gone; never raises for what the code does.
+    `readonly` adds host directories visible read-only: a path appears at the same path
+    (e.g. a Python prefix), a `(host_path, inside_path)` pair at `inside_path`.
+    Returns when the process tree is gone; never raises for what the code does.
     """
     bwrap = bwrap_path()
     scratch = Path(scratch).resolve()
@@ -299,10 +305,8 @@ def run_sandboxed(
 
 
 def _kill_group(pgid: int) -> None:
-    try:
+    with suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _reap_uid(uid: int, grace_s: float = 1.0) -> int:
@@ -312,10 +316,8 @@ def _reap_uid(uid: int, grace_s: float = 1.0) -> int:
     while (pids := _processes_of(uid)) and time.monotonic() < deadline:
         time.sleep(0.02)
     for pid in pids:
-        try:
+        with suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
     return len(pids)
 
 
