@@ -13,9 +13,10 @@ from sv_env_code_vulnerability.reward import (
 )
 
 W = RepairWeights()
-FULL = RepairFacts(has_diff=True, json_format=True, applied=True, clean=True, f2p_passed=3, f2p_total=3,
-                   p2p_passed=4, p2p_total=4, targeted_total=1, changed_lines=2,
-                   reference_changed_lines=2)  # fmt: skip
+FULL = RepairFacts(
+    has_diff=True, json_format=True, applied=True, clean=True, f2p_passed=3, f2p_total=3,
+    p2p_passed=4, p2p_total=4, targeted_total=1, changed_lines=2, reference_changed_lines=2,
+)  # fmt: skip
 
 
 def test_full_fix_gets_everything():
@@ -60,9 +61,11 @@ def test_bigger_diff_less_minimal():
 
 @given(st.integers(0, 5), st.integers(1, 5), st.integers(0, 5), st.integers(1, 5), st.booleans())
 def test_only_a_full_repair_reaches_test_credit_one(f2p, f2p_total, p2p, p2p_total, tampered):
-    facts = RepairFacts(has_diff=True, json_format=True, applied=True, clean=True, tampered=tampered,
-                        f2p_passed=min(f2p, f2p_total), f2p_total=f2p_total,
-                        p2p_passed=min(p2p, p2p_total), p2p_total=p2p_total, changed_lines=1)  # fmt: skip
+    facts = RepairFacts(
+        has_diff=True, json_format=True, applied=True, clean=True, tampered=tampered,
+        f2p_passed=min(f2p, f2p_total), f2p_total=f2p_total,
+        p2p_passed=min(p2p, p2p_total), p2p_total=p2p_total, changed_lines=1,
+    )  # fmt: skip
     parts = reward_components(facts, W)
     assert (parts["tests"] == 1.0) == facts.repaired
     assert 0 <= total_reward(facts, W) <= W.tests + W.scanner + W.minimal + W.clean_apply + W.format

@@ -99,8 +99,14 @@ def test_new_conftest_file_is_rejected(item):
 def test_no_op_and_garbage(item):
     parser = RepairParser()
     info = episode_info(item)
-    for text in ["", "I fixed it.", json.dumps({"diff": "", "explanation": "x"}),
-                 json.dumps({"diff": "not a diff", "explanation": ""}), item.vulnerable]:  # fmt: skip
+    garbage = [
+        "",
+        "I fixed it.",
+        json.dumps({"diff": "", "explanation": "x"}),
+        json.dumps({"diff": "not a diff", "explanation": ""}),
+        item.vulnerable,
+    ]
+    for text in garbage:
         parts = score_repair(parser.parse(text), info, WEIGHTS)
         assert total(parts) <= WEIGHTS.format, (text[:40], parts)
     parts = score_code(item, item.vulnerable.replace("\n", "\n\n", 1))  # whitespace-only edit
