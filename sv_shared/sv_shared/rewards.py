@@ -49,7 +49,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from sv_shared.parsers import ParseResult
@@ -305,3 +305,15 @@ def combine(components: Mapping[str, float], weights: RewardWeights) -> float:
             raise ValueError(f"reward component {name!r} must be finite, got {value!r}")
         total += weight * float(value)
     return total
+
+
+_W = TypeVar("_W", bound=Any)
+
+
+def weights_dataclass(cls: type[_W], mapping: Mapping[str, float] | None) -> _W:
+    """Build the weights dataclass `cls` from a user mapping; unknown names are an error."""
+    known = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    unknown = set(mapping or {}) - known
+    if unknown:
+        raise ValueError(f"unknown reward weight(s) {sorted(unknown)}; valid: {sorted(known)}")
+    return cls(**dict(mapping or {}))

@@ -22,6 +22,7 @@ from sv_env_config_verification.reward import AuditWeights
 from sv_env_config_verification.run_metrics import summarize_rows
 from sv_env_config_verification.schema import answer_json_schema
 from sv_env_config_verification.scoring import REWARD_COMPONENTS, AuditParser, build_rubric
+from sv_shared.rewards import weights_dataclass
 
 ENV_ID = "sv-env-config-verification"
 
@@ -72,11 +73,7 @@ def default_scan_cache_dir() -> Path:
 
 
 def weights_from(mapping: Mapping[str, float] | None) -> AuditWeights:
-    known = {f.name for f in fields(AuditWeights)}
-    unknown = set(mapping or {}) - known
-    if unknown:
-        raise ValueError(f"unknown reward weight(s) {sorted(unknown)}; valid: {sorted(known)}")
-    return AuditWeights(**dict(mapping or {}))
+    return weights_dataclass(AuditWeights, mapping)
 
 
 def load_environment(
