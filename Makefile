@@ -82,6 +82,7 @@ eval-e3:
 bench:
 	$(PY) -m security_verifiers.bench $(ARGS)
 	$(PY) -m security_verifiers.bench_e2
+	$(PY) -m security_verifiers.bench_e3
 
 clean:
 	rm -rf .pytest_cache .ruff_cache .hypothesis build dist

@@ -69,3 +69,15 @@ def test_only_a_full_repair_reaches_test_credit_one(f2p, f2p_total, p2p, p2p_tot
     parts = reward_components(facts, W)
     assert (parts["tests"] == 1.0) == facts.repaired
     assert 0 <= total_reward(facts, W) <= W.tests + W.scanner + W.minimal + W.clean_apply + W.format
+
+
+def test_answer_parsing_requires_a_real_diff():
+    from sv_env_code_vulnerability.answer import parse_repair
+
+    echoed = '{"diff": "<unified diff against the module>", "explanation": "<one sentence>"}'
+    assert parse_repair(echoed).answer is None
+    assert "not a unified diff" in (parse_repair(echoed).error or "")
+    real = '{"diff": "--- a/m.py\\n+++ b/m.py\\n@@ -1 +1 @@\\n-x = 1\\n+x = 2\\n", "explanation": ""}'
+    parsed = parse_repair(real)
+    assert parsed.ok and parsed.json_format
+    assert parse_repair('{"diff": "  ", "explanation": ""}').error == "empty diff"

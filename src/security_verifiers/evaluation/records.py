@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from sv_shared.episode_scoring import SCORING_ERROR
+
 
 def completion_text(completion: Any) -> str:
     """The last assistant message's text ('' when the model said nothing)."""
@@ -78,6 +80,8 @@ def rollout_row(
         return component_names is None or name in component_names
 
     infra_error, model_error = _split_error(output.get("error"))
+    if infra_error is None and metrics.get(SCORING_ERROR):
+        infra_error = "the reward computation raised (traceback in the run log); rollout not scored"
     usage = output.get("token_usage") or {}
     timing = output.get("timing") or {}
     return {

@@ -34,8 +34,10 @@ def free_port() -> int:
 
 
 def _die_with_parent() -> None:  # runs in the child between fork and exec
+    # SIGKILL, not SIGTERM: the server keeps no state, and a graceful shutdown would wait for
+    # in-flight generations the dead harness will never read
     with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 @dataclass
