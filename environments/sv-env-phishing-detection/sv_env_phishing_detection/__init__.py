@@ -1,0 +1,44 @@
+"""E4 sv-env-phishing-detection: triage an email as Phishing / Legitimate / Abstain with a
+calibrated confidence and evidence that is checked against the email.
+
+`vf.load_environment("sv-env-phishing-detection", **kwargs)` imports this module and calls
+`load_environment`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import verifiers as vf
+
+ENV_ID = "sv-env-phishing-detection"
+__all__ = ["ENV_ID", "baseline_policies", "load_environment"]
+
+
+def baseline_policies() -> dict[str, Any]:
+    """The built-in reference policies (`heuristic`, `always-legitimate`)."""
+    from .baselines import baseline_policies as policies
+
+    return policies()
+
+
+def load_environment(**kwargs: Any) -> vf.Environment:
+    """Build the E4 environment.
+
+    Args (all optional):
+        source: "synthetic" (default, offline, train/dev/test splits), "realdata" (path = the
+            folder with the Nazario and Enron samples), "nazario", "enron", "zefang-liu",
+            "ealvaradob" (hub id or local file in `path`), "mbox" (with `label`), "csv"
+            (`text_column`, `label_column`) or "jsonl" (EmailRecord rows).
+        split: "train", "dev", "test" or "all" for synthetic; other sources load every row.
+        max_examples / seed: keep the first N examples after shuffling with `seed`.
+        reward_weights: partial mapping over decision / calibration / evidence / format.
+        missed_phish_cost (2), false_alarm_cost (1), abstain_payoff (0): decision payoffs.
+        include_tools: multi-turn with the offline `lookup_url` tool; `reputation_path` is an
+            optional `domain_or_url,verdict` file it consults.
+        comparable: render only subject, body and links (default: on for cross-corpus sources)
+            so that which headers a corpus keeps cannot give its label away.
+    """
+    from .environment import build_env  # the package's leaf modules import without it
+
+    return build_env(**kwargs)

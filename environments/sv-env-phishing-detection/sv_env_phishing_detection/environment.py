@@ -1,0 +1,119 @@
+"""Building the E4 verifiers environment from email records."""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import verifiers as vf
+from datasets import Dataset
+
+from . import ENV_ID
+from .answer import TriageParser
+from .indicators import CATALOGUE, extract_indicators
+from .message import parse_message
+from .prompts import system_prompt
+from .records import ABSTAIN, EmailRecord
+from .render import comparable_view, render_email
+from .reward import TriageWeights, default_payoffs
+from .run_metrics import summarize_rows
+from .scoring import build_rubric
+from .sources import CROSS_CORPUS_SOURCES, load_records, records_hash
+from .url_tool import make_lookup_url
+
+
+def episode(record: EmailRecord, comparable: bool) -> dict[str, Any]:
+    """One verifiers row: the rendered email, the gold label, what scoring needs."""
+    view = parse_message(record.raw)
+    if comparable:
+        view = comparable_view(view)
+    text = render_email(view)
+    return {
+        "question": text,
+        "answer": record.label,
+        "info": {
+            "id": record.id,
+            "gold": record.label,
+            "scenario": record.scenario,
+            "source": record.source,
+            "language": record.language,
+            "group": record.group,
+            "text": text,
+            "indicators": sorted(extract_indicators(view)),
+        },
+    }
+
+
+def to_rows(records: Sequence[EmailRecord], comparable: bool) -> Dataset:
+    return Dataset.from_list([episode(record, comparable) for record in records])
+
+
+def build_env(
+    source: str = "synthetic",
+    path: str | None = None,
+    split: str = "test",
+    max_examples: int = -1,
+    seed: int | None = None,
+    reward_weights: Mapping[str, float] | None = None,
+    missed_phish_cost: float = 2.0,
+    false_alarm_cost: float = 1.0,
+    abstain_payoff: float = 0.0,
+    include_tools: bool = False,
+    reputation_path: str | None = None,
+    comparable: bool | None = None,
+    max_turns: int = 4,
+    label: str | None = None,
+    text_column: str = "text",
+    label_column: str = "label",
+) -> vf.Environment:
+    records = load_records(source, path=path, split=split, label=label,
+                           text_column=text_column, label_column=label_column)  # fmt: skip
+    if seed is not None:
+        records = list(records)
+        random.Random(seed).shuffle(records)
+    if max_examples is not None and max_examples > 0:
+        records = records[:max_examples]
+    cross_corpus = source in CROSS_CORPUS_SOURCES if comparable is None else comparable
+    weights = TriageWeights.from_mapping(reward_weights)
+    payoffs = default_payoffs(missed_phish_cost, false_alarm_cost, abstain_payoff)
+    parser = TriageParser()
+    common: dict[str, Any] = {
+        "eval_dataset": to_rows(records, cross_corpus),
+        "system_prompt": system_prompt(CATALOGUE, include_tools),
+        "parser": parser,
+        "rubric": build_rubric(parser, payoffs, weights, frozenset(CATALOGUE)),
+        "env_id": ENV_ID,
+    }
+    env: vf.Environment = (
+        vf.ToolEnv(tools=[make_lookup_url(reputation_path)], max_turns=max_turns, **common)
+        if include_tools
+        else vf.SingleTurnEnv(**common)
+    )
+    env.sv_dataset_info = {
+        "source": source,
+        "path": path,
+        "split": split,
+        "n": len(records),
+        "content_hash": records_hash(records),
+        "order_seed": seed,
+        "comparable_view": cross_corpus,
+        "include_tools": include_tools,
+    }
+    env.sv_labels = parser.allowed_labels
+    env.sv_payoffs = payoffs
+    env.sv_reward_config = {
+        "weights": weights.as_dict(),
+        "payoffs": {
+            "correct": payoffs.correct,
+            "abstain": payoffs.abstain,
+            "invalid": payoffs.invalid_payoff,
+            "cost_matrix": {g: dict(r) for g, r in payoffs.cost_matrix.items()},
+        },
+        "abstain_label": ABSTAIN,
+    }
+    env.sv_metrics = functools.partial(summarize_rows, payoffs=payoffs)
+    env.sv_answer_schema = parser.answer_json_schema()
+    env.sv_structured_output_default = not include_tools
+    return env
