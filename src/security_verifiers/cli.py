@@ -87,6 +87,10 @@ def eval_command(
     env_args: Annotated[
         str | None, typer.Option("--env-args", help="JSON object for load_environment.")
     ] = None,
+    target: Annotated[
+        str | None,
+        typer.Option(help="Opponent model for environments with one (E5: the attacked model)."),
+    ] = None,
     output_dir: Annotated[Path, typer.Option(help="Artifact root.")] = Path("outputs/evals"),
     cache: Annotated[
         bool, typer.Option("--cache/--no-cache", help="Reuse identical responses from disk.")
@@ -128,6 +132,7 @@ def eval_command(
         top_p=top_p,
         max_tokens=max_tokens,
         env_args=parse_env_args(env_arg or [], env_args),
+        target=target,
         output_root=output_dir,
         cache_dir=cache_dir if cache else None,
         resume=not fresh,
@@ -143,6 +148,42 @@ def eval_command(
         asyncio.run(evaluate(config, console))
     except KeyboardInterrupt:
         raise Interrupted from None
+
+
+@app.command("tournament")
+def tournament_command(
+    attackers: Annotated[str, typer.Option(help="Comma-separated attacker models (E5 policy).")],
+    defenders: Annotated[str, typer.Option(help="Comma-separated defender (target) models.")],
+    n: Annotated[int, typer.Option("-n", "--num-examples", help="Behaviors per cell.")] = 16,
+    seed: Annotated[int, typer.Option(help="Behavior order and sampling seed.")] = 42,
+    max_tokens: Annotated[int, typer.Option(help="Attacker completion token limit.")] = 256,
+    env_arg: Annotated[
+        list[str] | None, typer.Option("--env-arg", help="KEY=VALUE for E5's load_environment.")
+    ] = None,
+    output_dir: Annotated[Path, typer.Option(help="Tournament root.")] = Path(
+        "outputs/tournaments"
+    ),
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+) -> None:
+    """Attack-success matrix: every attacker against every defender on E5."""
+    from security_verifiers.evaluation.config import EvalConfig
+    from security_verifiers.tournament import play_round, print_matrix
+
+    def names(value: str) -> list[str]:
+        return [m for m in (s.strip() for s in value.split(",")) if m]
+
+    if not names(attackers) or not names(defenders):
+        raise typer.BadParameter("give at least one attacker and one defender")
+    base = EvalConfig(env="e5", models=[], n=n, seed=seed, max_tokens=max_tokens,
+                      env_args=parse_env_args(env_arg or [], None),
+                      show_progress=not quiet and sys.stderr.isatty())  # fmt: skip
+    try:
+        result = asyncio.run(
+            play_round(names(attackers), names(defenders), base, output_dir, console)
+        )
+    except KeyboardInterrupt:
+        raise Interrupted from None
+    print_matrix(result, console)
 
 
 @app.command("envs")

@@ -18,6 +18,9 @@ class EvalConfig(BaseModel):
     top_p: float | None = None
     max_tokens: int | None = 512
     env_args: dict[str, Any] = Field(default_factory=dict)
+    target: str | None = Field(
+        default=None, description="the opponent model of environments that have one (E5)"
+    )
     output_root: Path = Path("outputs/evals")
     cache_dir: Path | None = None
     resume: bool = True

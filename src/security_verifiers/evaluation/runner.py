@@ -28,6 +28,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from security_verifiers.environments import EnvEntry, baseline_policies, resolve_env
 from security_verifiers.errors import UserError
 from security_verifiers.evaluation.config import EvalConfig
+from security_verifiers.evaluation.opponent import start_opponent
 from security_verifiers.evaluation.pricing import cost_usd
 from security_verifiers.evaluation.provenance import git_state, package_versions, platform_info
 from security_verifiers.evaluation.records import failed_row, rollout_row
@@ -109,33 +110,56 @@ async def evaluate(config: EvalConfig, console: Console | None = None) -> list[M
         )
         for name in config.models
     ]
-    env = load_env(entry, config.env_args)
-    inputs = select_inputs(env, config.n, config.seed)
     cache = ResponseCache(config.cache_dir) if config.cache_dir else None
     runs: list[ModelRun] = []
     with LocalServerPool() as local_servers:
-        for spec in specs:
-            server = None
-            if spec.kind == "local" and spec.gguf is not None:
-                console.print(f"[dim]Starting llama.cpp server for {spec.gguf.name} ...[/dim]")
-                server = local_servers.get(spec.gguf, spec.model_id)
-                spec = replace(spec, base_url=server.base_url)
-            try:
-                run = await _evaluate_model(
-                    config, entry, env, inputs, spec, baselines, cache, console
+        opponent = await start_opponent(config, entry, local_servers, cache)
+        try:
+            env_args = {**config.env_args, **(opponent.env_args() if opponent else {})}
+            env = load_env(entry, env_args)
+            env.sv_target = opponent.spec.name if opponent else None
+            inputs = select_inputs(env, config.n, config.seed)
+            for spec in specs:
+                runs.append(
+                    await _evaluate_with_server(
+                        config, entry, env, inputs, spec, baselines, cache, console, local_servers
+                    )
                 )
-            except UserError as exc:
-                if server is not None and not server.alive():
-                    raise UserError(
-                        f"{exc}\nthe local model server exited during the run; its log ends:\n"
-                        f"{server.log_tail()}"
-                    ) from None
-                raise
-            runs.append(run)
+        finally:
+            if opponent is not None:
+                await opponent.client.close()
     print_summary_table([(run.spec.name, run.summary) for run in runs], console)
     for run in runs:
         console.print(f"[dim]{run.spec.name}: {run.run_dir}[/dim]")
     return runs
+
+
+async def _evaluate_with_server(
+    config: EvalConfig,
+    entry: EnvEntry,
+    env: vf.Environment,
+    inputs: Sequence[dict[str, Any]],
+    spec: ModelSpec,
+    baselines: Mapping[str, Any],
+    cache: ResponseCache | None,
+    console: Console,
+    local_servers: LocalServerPool,
+) -> ModelRun:
+    """Evaluate one model, starting its local llama.cpp server first when it is a local GGUF."""
+    server = None
+    if spec.kind == "local" and spec.gguf is not None:
+        console.print(f"[dim]Starting llama.cpp server for {spec.gguf.name} ...[/dim]")
+        server = local_servers.get(spec.gguf, spec.model_id)
+        spec = replace(spec, base_url=server.base_url)
+    try:
+        return await _evaluate_model(config, entry, env, inputs, spec, baselines, cache, console)
+    except UserError as exc:
+        if server is not None and not server.alive():
+            raise UserError(
+                f"{exc}\nthe local model server exited during the run; its log ends:\n"
+                f"{server.log_tail()}"
+            ) from None
+        raise
 
 
 async def _evaluate_model(
@@ -195,6 +219,7 @@ def _run_identity(
         "gguf": str(spec.gguf) if spec.gguf else None,
         "sampling_args": dict(sampling),
         "reward_config": getattr(env, "sv_reward_config", None),
+        "target": getattr(env, "sv_target", None),
         "seed": config.seed,
         "n": len(inputs),
     }

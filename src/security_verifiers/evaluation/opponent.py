@@ -1,0 +1,63 @@
+"""The second model some environments talk to (E5: the target the attacker tries to jailbreak).
+
+An environment module that needs one declares `DEFAULT_TARGET` (a model name); `--target`
+overrides it. The target is resolved like any `--models` entry — a built-in baseline of the
+opponent environment (E5's targets may be E6's defender baselines), a local GGUF served by
+llama.cpp, or an endpoint — and reaches `load_environment` as `target_client` (an
+`openai.AsyncOpenAI`) plus `target_model`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import openai
+
+from security_verifiers.environments import EnvEntry, baseline_policies, resolve_env
+from security_verifiers.errors import UserError
+from security_verifiers.evaluation.config import EvalConfig
+from security_verifiers.models.clients import build_client, check_endpoint
+from security_verifiers.models.local_server import LocalServerPool
+from security_verifiers.models.response_cache import ResponseCache
+from security_verifiers.models.spec import ModelSpec, resolve_model
+
+OPPONENT_ENV = {"e5": "e6"}
+"""Whose baselines may serve as targets: the attacker's targets are the defense env's policies."""
+
+
+@dataclass
+class Opponent:
+    spec: ModelSpec
+    client: openai.AsyncOpenAI
+
+    def env_args(self) -> dict[str, Any]:
+        return {"target_client": self.client, "target_model": self.spec.model_id}
+
+
+def target_name(config: EvalConfig, entry: EnvEntry) -> str | None:
+    default = getattr(entry.module(), "DEFAULT_TARGET", None)
+    if config.target and default is None:
+        raise UserError(f"environment '{entry.env_id}' has no target model; drop --target")
+    return config.target or default
+
+
+async def start_opponent(
+    config: EvalConfig, entry: EnvEntry, servers: LocalServerPool, cache: ResponseCache | None
+) -> Opponent | None:
+    """Resolve, serve and probe the target model; None when the environment has none."""
+    name = target_name(config, entry)
+    if name is None:
+        return None
+    baselines = dict(baseline_policies(entry))
+    if entry.key in OPPONENT_ENV:
+        baselines.update(baseline_policies(resolve_env(OPPONENT_ENV[entry.key])))
+    spec = resolve_model(
+        name, baselines=baselines, base_url=config.base_url, api_key_env=config.api_key_env
+    )
+    if spec.kind == "local" and spec.gguf is not None:
+        spec = replace(spec, base_url=servers.get(spec.gguf, spec.model_id).base_url)
+    client = build_client(spec, baselines=baselines, cache=cache,
+                          max_retries=config.max_retries, timeout_s=config.timeout_s)  # fmt: skip
+    await check_endpoint(client, spec)
+    return Opponent(spec, client)
