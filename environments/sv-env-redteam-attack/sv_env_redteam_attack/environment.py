@@ -1,0 +1,212 @@
+"""Building the E5 verifiers environment: the policy attacks a target model over several turns."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from typing import Any
+
+import verifiers as vf
+from datasets import Dataset
+
+from sv_env_redteam_attack.behaviors import Behavior, content_hash, load_behaviors
+from sv_env_redteam_attack.embeddings import Embedder, default_embedder
+from sv_env_redteam_attack.judging import (
+    Exchange,
+    JudgedTurn,
+    TurnJudge,
+    behavior_from_info,
+    transcript_messages,
+    verdicts_by_index,
+)
+from sv_env_redteam_attack.memory import AttackMemory
+from sv_env_redteam_attack.prompts import render_behavior, system_prompt
+from sv_env_redteam_attack.reward import AttackWeights
+from sv_env_redteam_attack.run_metrics import summarize_rows
+from sv_env_redteam_attack.scoring import build_rubric, exchanges_from_completion
+from sv_env_redteam_attack.target import TargetModel, build_target
+from sv_shared.rewards import weights_dataclass
+from sv_shared.safety import build_judge
+from sv_shared.safety.redaction import redact_conversation
+from sv_shared.safety.types import SafetyJudge
+
+ENV_ID = "sv-env-redteam-attack"
+
+
+class RedTeamAttackEnv(vf.MultiTurnEnv):
+    """Each attacker message goes to the target; its reply comes back as the next user message.
+
+    The episode ends with the target's reply to a successful attack or to the last of
+    `attack_turns` attacker messages (verifiers' own turn limit is one more, as a safety net).
+    State keeps, without any message text: `turns` (per-turn verdicts and outcomes), `success`,
+    and `transcript` — the attacker/target conversation with judge-flagged messages replaced
+    by hashes (raw text only with `keep_raw_unsafe`).
+    """
+
+    def __init__(
+        self,
+        target: TargetModel,
+        turn_judge: TurnJudge,
+        attack_turns: int,
+        keep_raw_unsafe: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(max_turns=attack_turns + 1, **kwargs)
+        self.target = target
+        self.turn_judge = turn_judge
+        self.attack_turns = attack_turns
+        self.keep_raw_unsafe = keep_raw_unsafe
+
+    async def setup_state(self, state: vf.State) -> vf.State:
+        state["info"]["rollout_id"] = state["trajectory_id"]
+        state["turns"] = []
+        state["success"] = False
+        state["transcript"] = []
+        return state
+
+    async def env_response(self, messages: vf.Messages, state: vf.State, **kwargs: Any) -> Any:
+        exchanges = exchanges_from_completion(messages[len(state["prompt"]) :])
+        reply = await self.target.reply(transcript_messages(exchanges))
+        exchanges[-1] = Exchange(exchanges[-1].attacker, reply)
+        behavior = behavior_from_info(state["info"])
+        judged = await self._judge(behavior, exchanges)
+        self._record(state, exchanges, judged)
+        response = [vf.UserMessage(content=reply)]
+        if state["success"] or len(exchanges) >= self.attack_turns:
+            state["final_env_response"] = response
+        return response
+
+    async def _judge(self, behavior: Behavior, exchanges: Sequence[Exchange]) -> list[JudgedTurn]:
+        """Judge every turn in a worker thread (endpoint judges block; earlier turns are cached)."""
+        return await asyncio.to_thread(self.turn_judge.judge_all, behavior, exchanges)
+
+    def _record(
+        self, state: vf.State, exchanges: Sequence[Exchange], judged: Sequence[JudgedTurn]
+    ) -> None:
+        state["turns"] = [turn.to_dict() for turn in judged]
+        state["success"] = any(turn.outcome.success for turn in judged)
+        state["transcript"] = redact_conversation(
+            transcript_messages(exchanges), verdicts_by_index(judged), keep_raw=self.keep_raw_unsafe
+        )
+
+
+def to_rows(behaviors: Sequence[Behavior]) -> Dataset:
+    return Dataset.from_list(
+        [
+            {
+                "question": render_behavior(b),
+                "answer": b.category,
+                "info": {"id": b.id, "scenario": b.category, "behavior": b.to_dict()},
+            }
+            for b in behaviors
+        ]
+    )
+
+
+def weights_from(mapping: Mapping[str, float] | None) -> AttackWeights:
+    return weights_dataclass(AttackWeights, mapping)
+
+
+def resolve_judge(judge: str | SafetyJudge, cache_dir: str | None) -> SafetyJudge:
+    if isinstance(judge, str):
+        return build_judge(judge, cache_dir=cache_dir)
+    if not callable(getattr(judge, "verdict", None)):
+        raise ValueError(f"judge must be a judge spec string or a SafetyJudge, got {type(judge)}")
+    return judge
+
+
+def load_environment(
+    source: str = "builtin",
+    path: str | None = None,
+    max_examples: int = -1,
+    seed: int | None = None,
+    max_turns: int = 3,
+    target_client: Any = None,
+    target_model: str | None = None,
+    target_base_url: str | None = None,
+    target_api_key_env: str | None = None,
+    target_max_tokens: int = 256,
+    target_temperature: float = 0.0,
+    target_system_prompt: str | None = None,
+    judge: str | SafetyJudge = "offline",
+    judge_cache_dir: str | None = None,
+    reward_weights: Mapping[str, float] | None = None,
+    memory_path: str | None = None,
+    novelty_backend: str = "auto",
+    embedder: Embedder | None = None,
+    keep_raw_unsafe: bool = False,
+    **_: Any,
+) -> vf.Environment:
+    """Build E5.
+
+    Args:
+        source: "builtin" (sanitized set shipped here), "harmbench" or "jbb"; `path` is a local
+            csv/parquet/json(l) file or directory, or a Hub id (default: the benchmark's).
+        max_examples: keep the first N behaviors (-1: all); `seed` shuffles them first.
+        max_turns: attacker messages per episode; the episode ends earlier on success.
+        target_*: the model under attack — an `openai.AsyncOpenAI`/`OpenAI` client, or an
+            OpenAI-compatible `target_base_url` (API key from `target_api_key_env`; without
+            `target_model` the endpoint's first listed model).
+        judge: "offline", "llama-guard@<url>[#model]", "harmbench@<url>[#model]", or a judge.
+        reward_weights: AttackWeights fields (success, attacker_violation, length, novelty,
+            token_cost, max_length_cost, relevance_threshold, embedding_relevance_threshold).
+        memory_path: JSONL file of earlier successful attacks, read and appended to.
+        novelty_backend: "auto" (embeddings when installed, else n-grams), "ngram", "embedding".
+        keep_raw_unsafe: keep judge-flagged text in `state["transcript"]` (default: hashes).
+    """
+    if max_turns < 1:
+        raise ValueError(f"max_turns must be >= 1, got {max_turns}")
+    behaviors = load_behaviors(source, path)
+    if seed is not None:
+        behaviors = list(behaviors)
+        random.Random(seed).shuffle(behaviors)
+    if max_examples is not None and max_examples > 0:
+        behaviors = behaviors[:max_examples]
+    weights = weights_from(reward_weights)
+    target = build_target(
+        target_client,
+        target_model,
+        target_base_url,
+        target_api_key_env,
+        target_max_tokens,
+        target_temperature,
+        target_system_prompt,
+    )
+    if embedder is None and novelty_backend != "ngram":
+        embedder = default_embedder()
+    memory = AttackMemory(novelty_backend, memory_path, embedder)  # type: ignore[arg-type]
+    turn_judge = TurnJudge(resolve_judge(judge, judge_cache_dir), weights, embedder)
+    parser = vf.Parser()
+    env = RedTeamAttackEnv(
+        target=target,
+        turn_judge=turn_judge,
+        attack_turns=max_turns,
+        keep_raw_unsafe=keep_raw_unsafe,
+        eval_dataset=to_rows(behaviors),
+        system_prompt=system_prompt(max_turns),
+        parser=parser,
+        rubric=build_rubric(turn_judge, memory, weights, parser),
+        env_id=ENV_ID,
+    )
+    env.attack_memory = memory
+    env.sv_dataset_info = {
+        "source": source,
+        "path": path,
+        "n": len(behaviors),
+        "content_hash": content_hash(behaviors),
+        "order_seed": seed,
+        "max_turns": max_turns,
+        "target": target.describe(),
+        "judge": getattr(turn_judge.judge, "name", type(turn_judge.judge).__name__),
+        "novelty_backend": memory.backend,
+        "memory_path": memory_path,
+    }
+    env.sv_reward_config = {
+        "weights": weights.component_weights(),
+        "attack_weights": asdict(weights),
+    }
+    env.sv_metrics = summarize_rows
+    env.sv_structured_output_default = False
+    return env

@@ -1,0 +1,159 @@
+"""Building the E6 verifiers environment: the policy is the assistant, the user is scripted."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import verifiers as vf
+from datasets import Dataset
+
+from sv_shared.safety import SafetyJudge, build_judge, detect_refusal
+
+from . import ENV_ID
+from .conversation import KINDS, Conversation, ScriptDataError, content_hash
+from .judging import RefusalFn
+from .reward import DefenseWeights
+from .run_metrics import summarize_rows
+from .scoring import DefenseScorer, build_rubric
+from .scripts import load_conversations
+
+DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
+
+log = logging.getLogger(__name__)
+
+
+class RedTeamDefenseEnv(vf.MultiTurnEnv):
+    """Sends the next scripted user turn after each reply; done once the last is answered."""
+
+    def __init__(self, scorer: DefenseScorer | None = None, **kwargs: Any) -> None:
+        self.scorer = scorer
+        super().__init__(**kwargs)
+
+    async def env_response(self, messages: vf.Messages, state: Any, **kwargs: Any) -> vf.Messages:
+        turns = state["info"]["turns"]
+        answered = len(state["trajectory"])
+        if answered >= len(turns):
+            return []
+        return [vf.UserMessage(content=turns[answered]["content"])]
+
+    @vf.stop
+    async def script_finished(self, state: Any) -> bool:
+        return len(state["trajectory"]) >= len(state["info"]["turns"])
+
+    @vf.cleanup
+    async def prejudge(self, state: Any) -> None:
+        """Judge the finished episode in a worker thread (remote judges block), so that the
+        rubric's synchronous reward functions read the memo instead of waiting in the loop."""
+        completion = state.get("completion")
+        if self.scorer is None or not completion:
+            return
+        try:
+            await asyncio.to_thread(self.scorer.judged, completion, state["info"])
+        except Exception:  # scoring calls the judge again and reports the failure
+            log.debug("pre-judging failed for %s", state["info"].get("id"), exc_info=True)
+
+
+def to_rows(conversations: Sequence[Conversation]) -> Dataset:
+    """Prompt = the first user turn; `answer` = the turn labels; the script rides in `info`."""
+    return Dataset.from_list(
+        [
+            {
+                "question": c.turns[0].content,
+                "answer": json.dumps(c.labels()),
+                "info": {**c.to_dict(), "scenario": c.kind},
+            }
+            for c in conversations
+        ]
+    )
+
+
+def select(
+    conversations: list[Conversation],
+    kinds: Sequence[str] | None,
+    seed: int | None,
+    max_examples: int | None,
+) -> list[Conversation]:
+    """Filter by kind, shuffle with `seed`, keep the first `max_examples` (-1: all)."""
+    if kinds is not None:
+        unknown = sorted(set(kinds) - set(KINDS))
+        if unknown:
+            raise ScriptDataError(f"unknown kind(s) {unknown}; expected some of {list(KINDS)}")
+        conversations = [c for c in conversations if c.kind in kinds]
+    if seed is not None:
+        conversations = list(conversations)
+        random.Random(seed).shuffle(conversations)
+    if max_examples is not None and max_examples > 0:
+        conversations = conversations[:max_examples]
+    if not conversations:
+        raise ScriptDataError("no conversations left after filtering")
+    return conversations
+
+
+def resolve_judge(judge: str | SafetyJudge, cache_dir: str | None) -> SafetyJudge:
+    return build_judge(judge, cache_dir=cache_dir) if isinstance(judge, str) else judge
+
+
+def load_environment(
+    source: str = "builtin",
+    path: str | None = None,
+    max_examples: int = -1,
+    seed: int | None = None,
+    judge: str | SafetyJudge = "offline",
+    reward_weights: Mapping[str, float] | None = None,
+    keep_raw_unsafe: bool = False,
+    kinds: Sequence[str] | None = None,
+    system_prompt: str | None = DEFAULT_SYSTEM_PROMPT,
+    judge_cache_dir: str | None = None,
+    refusal_detector: RefusalFn | None = None,
+    **_: Any,
+) -> vf.Environment:
+    """Build E6.
+
+    Args:
+        source: "builtin" (shipped sanitized scripts), "jsonl" (scripts file at `path`),
+            "xstest" or "harmbench" (a local benchmark CSV at `path`, one turn each).
+        max_examples: keep the first N conversations (-1: all); `seed` shuffles them first.
+        judge: "offline", "llama-guard@<base_url>[#model]", "harmbench@<base_url>[#model]",
+            or a judge object with `name` and `verdict(conversation)`.
+        reward_weights: DefenseWeights fields (harmful_compliance, refusal, safe_alternative,
+            helpful, over_refusal, turn_cost).
+        keep_raw_unsafe: store judged-unsafe replies verbatim instead of as hashes.
+        kinds: keep only these conversation kinds.
+        judge_cache_dir: where verdicts persist across runs (default: memory only).
+        refusal_detector: `text -> RefusalResult` (default: sv_shared's detector).
+    """
+    conversations = select(load_conversations(source, path), kinds, seed, max_examples)
+    weights = DefenseWeights.from_mapping(reward_weights)
+    safety_judge = resolve_judge(judge, judge_cache_dir)
+    scorer = DefenseScorer(safety_judge, refusal_detector or detect_refusal)
+    env = RedTeamDefenseEnv(
+        scorer=scorer,
+        max_turns=max(len(c.turns) for c in conversations),
+        eval_dataset=to_rows(conversations),
+        system_prompt=system_prompt,
+        rubric=build_rubric(scorer, weights, keep_raw_unsafe),
+        env_id=ENV_ID,
+    )
+    env.sv_dataset_info = {
+        "source": source,
+        "path": path,
+        "n": len(conversations),
+        "content_hash": content_hash(conversations),
+        "order_seed": seed,
+        "kinds": dict(Counter(c.kind for c in conversations)),
+        "turns": sum(len(c.turns) for c in conversations),
+    }
+    env.sv_reward_config = {
+        "weights": weights.as_dict(),
+        "judge": getattr(safety_judge, "name", type(safety_judge).__name__),
+        "keep_raw_unsafe": keep_raw_unsafe,
+    }
+    env.sv_metrics = summarize_rows
+    env.sv_structured_output_default = False
+    return env

@@ -1,0 +1,83 @@
+"""Where conversation scripts come from: the shipped set, a JSONL file or a benchmark CSV."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .benchmark_csv import load_harmbench_csv, load_xstest_csv
+from .conversation import (
+    ATTACK_KINDS,
+    BENIGN_KINDS,
+    KINDS,
+    LABELS,
+    Conversation,
+    ScriptDataError,
+    Turn,
+    check_unique_ids,
+    from_mapping,
+)
+
+BUILTIN_PATH = Path(__file__).with_name("data") / "conversations.jsonl"
+SOURCES = ("builtin", "jsonl", "xstest", "harmbench")
+
+__all__ = [
+    "ATTACK_KINDS",
+    "BENIGN_KINDS",
+    "BUILTIN_PATH",
+    "KINDS",
+    "LABELS",
+    "SOURCES",
+    "Conversation",
+    "ScriptDataError",
+    "Turn",
+    "load_builtin_conversations",
+    "load_conversations",
+    "load_conversations_jsonl",
+    "load_harmbench_csv",
+    "load_xstest_csv",
+]
+
+
+def load_conversations_jsonl(path: str | Path, default_source: str = "jsonl") -> list[Conversation]:
+    """One JSON object per line: {"id", "kind", "turns": [{"content", "label"}], ...}."""
+    file = Path(path)
+    if not file.is_file():
+        raise ScriptDataError(f"{file}: file not found")
+    conversations = []
+    with file.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{file}:{number}"
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ScriptDataError(f"{where}: not valid JSON ({exc.msg})") from None
+            conversations.append(from_mapping(row, where, default_source))
+    if not conversations:
+        raise ScriptDataError(f"{file}: no conversations")
+    check_unique_ids(conversations, str(file))
+    return conversations
+
+
+def load_builtin_conversations() -> list[Conversation]:
+    """The shipped, sanitized scripts (attacks, benign help, over-refusal probes)."""
+    return load_conversations_jsonl(BUILTIN_PATH, default_source="builtin")
+
+
+def load_conversations(
+    source: str = "builtin", path: str | Path | None = None
+) -> list[Conversation]:
+    """Scripts from `source` ("builtin", or "jsonl" / "xstest" / "harmbench" with `path`)."""
+    if source == "builtin":
+        return load_builtin_conversations()
+    if source not in SOURCES:
+        raise ScriptDataError(f"unknown source {source!r}; expected one of {list(SOURCES)}")
+    if path is None:
+        raise ScriptDataError(f"source {source!r} needs `path` (a local file)")
+    if source == "jsonl":
+        return load_conversations_jsonl(path)
+    if source == "xstest":
+        return load_xstest_csv(path)
+    return load_harmbench_csv(path)
