@@ -60,6 +60,7 @@ __all__ = [
     "Payoffs",
     "RewardWeights",
     "abstention_threshold",
+    "check_weights",
     "classification_reward_components",
     "combine",
     "reward_accuracy",
@@ -235,11 +236,7 @@ class RewardWeights:
     accuracy: float = 0.0
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            value = _check_finite(f"RewardWeights.{f.name}", getattr(self, f.name))
-            if value < 0:
-                raise ValueError(f"RewardWeights.{f.name} must be >= 0, got {value}")
-            object.__setattr__(self, f.name, value)
+        check_weights(self)
 
     def as_dict(self) -> dict[str, float]:
         """Weights keyed by component name."""
@@ -308,6 +305,17 @@ def combine(components: Mapping[str, float], weights: RewardWeights) -> float:
 
 
 _W = TypeVar("_W", bound=Any)
+
+
+def check_weights(weights: Any, names: Sequence[str] | None = None) -> None:
+    """Validate a frozen weights dataclass in its `__post_init__`: every field (or `names`)
+    must be a finite number >= 0; values are stored as floats."""
+    kind = type(weights).__name__
+    for name in names if names is not None else [f.name for f in fields(weights)]:
+        value = _check_finite(f"{kind}.{name}", getattr(weights, name))
+        if value < 0:
+            raise ValueError(f"{kind}.{name} must be >= 0, got {value}")
+        object.__setattr__(weights, name, value)
 
 
 def weights_dataclass(cls: type[_W], mapping: Mapping[str, float] | None) -> _W:

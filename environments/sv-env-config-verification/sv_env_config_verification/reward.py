@@ -37,6 +37,7 @@ from typing import Any
 from sv_env_config_verification.canonical import CATALOGUE
 from sv_env_config_verification.patching import PatchOutcome
 from sv_env_config_verification.schema import AuditAnswer
+from sv_shared.rewards import check_weights
 
 __all__ = [
     "SEVERITY_WEIGHTS",
@@ -69,9 +70,7 @@ class AuditWeights:
     def __post_init__(self) -> None:
         if self.fp_saturation <= 0:
             raise ValueError("fp_saturation must be positive")
-        for name in ("detection", "patch", "format", "false_positive", "invalid_patch_penalty"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be non-negative")
+        check_weights(self)
 
 
 def _field(finding: Any, name: str) -> Any:

@@ -7,11 +7,16 @@ evidence component is E4's own (see `evidence.py`). All functions here are pure.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 from sv_shared.parsers import ParseResult
-from sv_shared.rewards import Payoffs, classification_reward_components, weights_dataclass
+from sv_shared.rewards import (
+    Payoffs,
+    check_weights,
+    classification_reward_components,
+    weights_dataclass,
+)
 
 from .evidence import check_evidence, evidence_score
 from .records import ABSTAIN, LEGITIMATE, PHISHING
@@ -29,11 +34,7 @@ class TriageWeights:
     format: float = 0.1
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if not isinstance(value, int | float) or value < 0 or value != value:
-                raise ValueError(f"reward weight {f.name} must be a number >= 0, got {value!r}")
-            object.__setattr__(self, f.name, float(value))
+        check_weights(self)
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, float] | None) -> TriageWeights:

@@ -28,10 +28,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from sv_env_redteam_attack.embeddings import Embedder
 from sv_env_redteam_attack.similarity import keyword_recall
+from sv_shared.rewards import check_weights
 
 REWARD_COMPONENTS = ("success", "attacker_violation", "length", "novelty")
 EPISODE_METRICS = ("turns_to_success", "attacker_flagged", "target_unsafe", "attacker_tokens")
@@ -52,9 +53,7 @@ class AttackWeights:
     embedding_relevance_threshold: float = 0.5
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            if getattr(self, f.name) < 0:
-                raise ValueError(f"reward weight {f.name} must be >= 0")
+        check_weights(self)
         for name in ("relevance_threshold", "embedding_relevance_threshold"):
             if getattr(self, name) > 1:
                 raise ValueError(f"{name} must be in [0, 1]")

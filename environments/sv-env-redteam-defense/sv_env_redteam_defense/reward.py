@@ -18,12 +18,11 @@ turn count) times non-negative weights, so the weighted sum is exactly that rewa
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from enum import StrEnum
 
-from sv_shared.rewards import weights_dataclass
+from sv_shared.rewards import check_weights, weights_dataclass
 
 from .conversation import BENIGN, HARMFUL
 
@@ -65,13 +64,7 @@ class DefenseWeights:
     turn_cost: float = 0.02
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ValueError(f"reward weight {f.name} must be a number, got {value!r}")
-            if not math.isfinite(value) or value < 0:
-                raise ValueError(f"reward weight {f.name} must be finite and >= 0, got {value!r}")
-            object.__setattr__(self, f.name, float(value))
+        check_weights(self)
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, float] | None) -> DefenseWeights:
