@@ -32,6 +32,8 @@ from sv_env_phishing_detection.generator import (
     RISKY_EXTENSIONS,
     generate_corpus,
 )
+from sv_env_phishing_detection.indicators import extract_indicators
+from sv_env_phishing_detection.message import parse_message
 from sv_env_phishing_detection.obfuscation import (
     CYRILLIC_HOMOGLYPHS,
     DIGIT_SWAPS,
@@ -41,7 +43,9 @@ from sv_env_phishing_detection.obfuscation import (
     RISKY_TLDS,
     SHORTENERS,
     ZERO_WIDTH,
+    can_homoglyph,
     digit_swap_domain,
+    embedded_brand_host,
     homoglyph_domain,
     insert_zero_width,
     ip_host,
@@ -53,6 +57,7 @@ from sv_env_phishing_detection.obfuscation import (
     userinfo_url,
 )
 from sv_env_phishing_detection.records import LEGITIMATE, PHISHING, EmailRecord
+from sv_env_phishing_detection.urls import brand_lookalike
 
 CATALOGUE_IDS = frozenset(
     {
@@ -263,6 +268,33 @@ def test_planted_indicators_are_really_in_the_message(parsed: list[Parsed]) -> N
             assert any(_imitates(h, brand) for h in _lookalike_hosts(p)), rid
 
 
+def test_planted_is_exactly_what_the_extractor_finds(corpus: list[EmailRecord]) -> None:
+    """Every planted indicator fires on the raw message, and nothing else does."""
+    for record in corpus:
+        fired = set(extract_indicators(parse_message(record.raw)))
+        assert fired == set(record.meta["planted"]), (
+            record.id,
+            fired ^ set(record.meta["planted"]),
+        )
+
+
+# (seed, id, indicator): messages whose planted indicators once disagreed with the message
+OTHER_SEEDS = [
+    (4, "synth-credential_harvest-es-0004", "brand_lookalike"),  # typo aazon.net read as azon
+    (5, "synth-credential_harvest-de-0004", "brand_lookalike"),  # typo adbe.com: short brand
+    (4, "synth-mfa_reset_lure-de-0003", "reply_to_mismatch"),  # outlook.com vs microsoft.com
+    (8, "synth-invoice_fraud-de-0002", "ip_url"),  # http://[2001:db8::...]/ in plain text
+]
+
+
+@pytest.mark.parametrize(("seed", "record_id", "indicator"), OTHER_SEEDS)
+def test_planted_is_truthful_on_other_seeds(seed: int, record_id: str, indicator: str) -> None:
+    (record,) = [r for r in generate_corpus(420, seed) if r.id == record_id]
+    fired = set(extract_indicators(parse_message(record.raw)))
+    assert indicator in fired
+    assert fired == set(record.meta["planted"])
+
+
 def test_link_text_mismatch_shows_another_domain(parsed: list[Parsed]) -> None:
     shown = re.compile(r"^(?:https?://)?([a-z0-9.-]+\.[a-z]{2,})(?:/.*)?$")
     for p in parsed:
@@ -335,6 +367,24 @@ def test_templates_cover_every_scenario_language_and_fill_cleanly() -> None:
         assert set(template.content) <= CATALOGUE_IDS
     first = templates_for(PHISHING_SCENARIOS)[: len(PHISHING_SCENARIOS) * len(LANGUAGES)]
     assert len({(t.scenario, t.language) for t in first}) == len(first)
+
+
+def test_every_lookalike_builder_is_recognised_by_the_indicator() -> None:
+    rng = Random(11)
+    for brand, domains in BRAND_DOMAINS.items():
+        main = domains[0]
+        for _ in range(40):
+            built = [typo_domain(main, rng), digit_swap_domain(main, rng)]
+            built.append(embedded_brand_host(brand, main, rng, rng.choice(("com", "top"))))
+            if can_homoglyph(main):
+                built.append(homoglyph_domain(main, rng))
+            for domain in built:
+                assert brand_lookalike(domain), (brand, domain)
+    # short names only get a doubled letter (a dropped one, `adoe`, is just another word)
+    for _ in range(40):
+        assert split_domain(typo_domain("adobe.com", rng))[0] in {
+            "aadobe", "addobe", "adoobe", "adobbe", "adobee",
+        }  # fmt: skip
 
 
 def test_pools_do_not_imitate_brands_by_accident() -> None:

@@ -78,6 +78,20 @@ def test_ordinary_receipt_is_legitimate_without_evidence():
     assert answer == {"label": "Legitimate", "confidence": 0.9, "evidence": []}
 
 
+def test_receipt_disclaimer_and_tracking_line_are_not_requests():
+    raw = build_message(
+        subject="Your receipt",
+        body=(
+            "Thanks for your payment of $20.00.\nIf you did not authorize this charge, "
+            "contact us.\nConfirm address: https://login.shop.example.com/orders/1234"
+        ),
+        sender="Example Shop <orders@shop.example.com>",
+    )
+    assert heuristic_answer(parse_message(raw)) == {
+        "label": "Legitimate", "confidence": 0.9, "evidence": [],
+    }  # fmt: skip
+
+
 def test_single_weak_signal_is_not_phishing():
     raw = build_message(
         subject="Your password was changed",

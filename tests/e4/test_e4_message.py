@@ -74,6 +74,27 @@ def test_plain_part_preferred_and_links_collected():
     )
 
 
+def test_bare_ipv6_url_is_a_link():
+    view = parse_message("From: a@b.example\nSubject: x\n\nOpen http://[2001:db8::1]/x. Or not.")
+    assert view.links == (Link("http://[2001:db8::1]/x"),)
+    broken = parse_message("From: a@b.example\nSubject: x\n\nsee http://[ and http://ok.example/")
+    assert broken.links == (Link("http://ok.example/"),)
+
+
+def test_form_targets_are_links():
+    raw = (
+        "From: a@b.example\nSubject: hi\nContent-Type: text/html; charset=utf-8\n\n"
+        '<p><a href="https://evil.example/login">Sign in</a></p>'
+        '<form action="https://evil.example/login"><input type="password"></form>'
+        '<form method="post" action="https://collect.example/post"></form>'
+        '<form action="javascript:void(0)"></form><form></form>'
+    )
+    assert parse_message(raw).links == (
+        Link("https://evil.example/login", "Sign in"),
+        Link("https://collect.example/post"),
+    )
+
+
 def test_attachment_name_type_and_size():
     (attachment,) = parse_message(MULTIPART).attachments
     assert attachment.filename == "invoice.pdf.exe"

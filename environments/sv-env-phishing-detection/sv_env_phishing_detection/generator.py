@@ -10,25 +10,20 @@ No single surface feature gives the label away: legitimate mail is also HTML-onl
 of links, sent through bulk-mail providers (Return-Path elsewhere, click-tracking anchors),
 from misconfigured small senders (softfail, no DKIM) or from free-mail; phishing BEC and
 gift-card lures often pass authentication from free-mail or look-alike company domains with
-plain text and no links. `meta["planted"]` lists the catalogue indicators really present in the
-message: content ones come from the template, the rest are read back from what was built.
+plain text and no links.
+
+This module plans each email (a `mime.Draft`: sender, links, tricks, layout, attachments);
+`mime.render` turns the plan into the RFC 5322 message and `meta["planted"]`, the catalogue
+indicators really present in it: content ones come from the template, the rest are read back
+from what was built.
 """
 
 from __future__ import annotations
 
-import base64
 import html
-import re
-import unicodedata
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
-from email import policy, quoprimime
-from email.headerregistry import HeaderRegistry
-from email.message import EmailMessage
-from email.utils import format_datetime, formataddr
 from random import Random
 from typing import Any
-from urllib.parse import urlsplit
 
 from sv_env_phishing_detection.brands import BRAND_DOMAINS, LEGITIMATE_DOMAINS
 from sv_env_phishing_detection.campaigns import (
@@ -50,20 +45,27 @@ from sv_env_phishing_detection.campaigns import (
     Template,
     templates_for,
 )
+from sv_env_phishing_detection.mime import (
+    RISKY_EXTENSIONS,
+    Draft,
+    MailAttachment,
+    Person,
+    ascii_name,
+    domain_of,
+    render,
+    same_organisation,
+)
 from sv_env_phishing_detection.obfuscation import (
     ESP_DOMAINS,
     FREE_MAIL,
     RISKY_TLDS,
     SAFE_TLDS,
-    SHORTENERS,
-    ZERO_WIDTH,
     attacker_domain,
     can_homoglyph,
     company_lookalike,
     digit_swap_domain,
     embedded_brand_host,
     homoglyph_domain,
-    insert_zero_width,
     ip_host,
     registered_domain,
     shortener_url,
@@ -86,10 +88,6 @@ __all__ = [
 
 GENERATOR_VERSION = "e4-synthetic-v1"
 SOURCE = "synthetic"
-RISKY_EXTENSIONS = frozenset(
-    (".exe", ".scr", ".js", ".jse", ".vbs", ".wsf", ".bat", ".cmd", ".ps1", ".hta", ".html",
-     ".htm", ".iso", ".img", ".lnk", ".docm", ".xlsm", ".pptm", ".jar", ".msi")
-)  # fmt: skip
 _EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
 _TZ_HOURS = {"en": (-8, -5, 0), "es": (1, 2), "de": (1, 2), "fr": (1, 2), "pt": (-3, 0, 1)}
 _AMOUNT_CENTS = {
@@ -100,7 +98,6 @@ _AMOUNT_CENTS = {
     "receipt": (999, 34_999),
     "internal_memo": (45_000, 1_800_000),
 }
-_BRAND_LABEL = re.compile(r"[a-z0-9]+")
 _BRAND_PRODUCTS = {
     "netflix": "Netflix Standard",
     "apple": "iCloud+ 200 GB",
@@ -121,79 +118,6 @@ _FOOTER_WORDS = {
 }
 
 
-# ---------------------------------------------------------------------------- draft
-@dataclass(frozen=True)
-class _Person:
-    first: str
-    last: str
-
-    @property
-    def full(self) -> str:
-        return f"{self.first} {self.last}"
-
-    def local_part(self, rng: Random) -> str:
-        first, last = _ascii_name(self.first), _ascii_name(self.last)
-        return rng.choice((f"{first}.{last}", f"{first[0]}{last}", f"{first}{last[0]}"))
-
-
-@dataclass
-class _Attachment:
-    filename: str
-    maintype: str
-    subtype: str
-    data: bytes | str
-    params: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass
-class _Draft:
-    """Everything decided about one email before it is rendered as MIME."""
-
-    template: Template
-    locale: Locale
-    rng: Random
-    sent: datetime
-    person: _Person  # the human behind the mail (executive, colleague, organiser)
-    recipient: _Person
-    recipient_address: str
-    company: tuple[str, str]  # the recipient's employer (name, domain)
-    supplier: tuple[str, str]  # a supplier of that employer (name, domain)
-    fields: dict[str, str]
-    sender_name: str = ""
-    sender_address: str = ""
-    reply_to: str = ""
-    return_path: str = ""
-    auth: dict[str, str] = field(
-        default_factory=lambda: {"spf": "pass", "dkim": "pass", "dmarc": "pass"}
-    )
-    mode: str = "alternative"  # plain | html | alternative
-    cta_href: str = ""
-    cta_text: str = ""  # anchor text in HTML; "" -> the template's call to action
-    cta_first: bool = False
-    footer: list[tuple[str, str]] = field(default_factory=list)  # (text, href)
-    form_action: str = ""
-    preheader: str = ""
-    zero_width: int = 0  # words to hide zero-width characters in
-    zero_width_subject: bool = False
-    attachments: list[_Attachment] = field(default_factory=list)
-    list_unsubscribe: str = ""
-    greeting: str = ""
-    signature: list[str] = field(default_factory=list)
-    techniques: list[str] = field(default_factory=list)
-    lookalike: bool = False  # a brand look-alike domain was planted
-    brand: str | None = None
-
-    def use(self, *techniques: str) -> None:
-        for name in techniques:
-            if name not in self.techniques:
-                self.techniques.append(name)
-
-
-def _ascii_name(text: str) -> str:
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z]", "", folded.lower())
-
-
 def _chance(rng: Random, p: float) -> bool:
     return rng.random() < p
 
@@ -205,10 +129,6 @@ def _pick(rng: Random, weighted: tuple[tuple[str, float], ...]) -> str:
         if x < 0:
             return value
     return weighted[-1][0]
-
-
-def _domain(address: str) -> str:
-    return address.rpartition("@")[2].lower()
 
 
 def _main_domain(brand: str) -> str:
@@ -312,16 +232,16 @@ def _url(host: str, rng: Random, *segments: str) -> str:
     return f"https://{host}/{path}{query}"
 
 
-def _set_sender(d: _Draft, name: str, address: str, *, return_path: str = "") -> None:
+def _set_sender(d: Draft, name: str, address: str, *, return_path: str = "") -> None:
     d.sender_name, d.sender_address = name, address
     d.return_path = return_path or address
 
 
-def _org_signature(d: _Draft, org: str) -> None:
+def _org_signature(d: Draft, org: str) -> None:
     d.signature = [d.rng.choice(d.locale.signoffs), d.locale.team_signature.format(brand=org)]
 
 
-def _person_signature(d: _Draft, *, executive: bool = False, mobile: bool = False) -> None:
+def _person_signature(d: Draft, *, executive: bool = False, mobile: bool = False) -> None:
     lines = [d.rng.choice(d.locale.signoffs), d.person.first if _chance(d.rng, 0.5) else ""]
     if executive and not lines[1]:
         lines[1] = f"{d.person.full}\n{d.rng.choice(d.locale.executive_titles)}"
@@ -331,7 +251,7 @@ def _person_signature(d: _Draft, *, executive: bool = False, mobile: bool = Fals
     d.signature = lines
 
 
-def _greet(d: _Draft, personal: float) -> None:
+def _greet(d: Draft, personal: float) -> None:
     loc = d.locale
     if _chance(d.rng, personal):
         pattern = d.rng.choice(loc.personal_greetings)
@@ -340,20 +260,20 @@ def _greet(d: _Draft, personal: float) -> None:
         d.greeting = d.rng.choice(loc.generic_greetings)
 
 
-def _same_domain_reply_to(d: _Draft, p: float) -> None:
+def _same_domain_reply_to(d: Draft, p: float) -> None:
     """A Reply-To on the sender's own domain (no mismatch), as many senders set one."""
     if not d.reply_to and _chance(d.rng, p):
         local = d.rng.choice(("support", "hello", "reply", "contact"))
-        d.reply_to = f"{local}@{_domain(d.sender_address)}"
+        d.reply_to = f"{local}@{domain_of(d.sender_address)}"
 
 
-def _esp_return_path(d: _Draft) -> None:
+def _esp_return_path(d: Draft) -> None:
     esp = d.rng.choice(ESP_DOMAINS)
     d.return_path = f"bounces+{token(d.rng, 8).lower()}@{esp}"
     d.use("bulk_mail_provider")
 
 
-def _soften_auth(d: _Draft, spf: float, dkim: float, dmarc: float = 0.0) -> None:
+def _soften_auth(d: Draft, spf: float, dkim: float, dmarc: float = 0.0) -> None:
     """Misconfigured or forwarded senders: softfail SPF, unsigned or broken DKIM."""
     if _chance(d.rng, spf):
         d.auth["spf"] = d.rng.choice(("softfail", "softfail", "fail"))
@@ -368,13 +288,13 @@ def _soften_auth(d: _Draft, spf: float, dkim: float, dmarc: float = 0.0) -> None
         d.auth["dmarc"] = d.rng.choice(("none", "fail"))
 
 
-def _pdf(name: str) -> _Attachment:
+def _pdf(name: str) -> MailAttachment:
     data = b"%PDF-1.4\n% synthetic placeholder document\n1 0 obj << >> endobj\n%%EOF\n"
-    return _Attachment(name, "application", "pdf", data)
+    return MailAttachment(name, "application", "pdf", data)
 
 
 # ---------------------------------------------------------------------------- look-alikes
-def _lookalike(d: _Draft, brand: str) -> tuple[str, str]:
+def _lookalike(d: Draft, brand: str) -> tuple[str, str]:
     """(domain as written in links, domain as written in addresses) imitating `brand`."""
     rng, main = d.rng, _main_domain(brand)
     kinds = ["digit_swap", "typo", "brand_embedded", "brand_embedded"]
@@ -382,28 +302,28 @@ def _lookalike(d: _Draft, brand: str) -> tuple[str, str]:
         kinds += ["homoglyph_domain", "punycode_domain"]
     kind = rng.choice(kinds)
     d.use(kind)
-    d.lookalike = True
     if kind in ("homoglyph_domain", "punycode_domain"):
         unicode_domain = homoglyph_domain(main, rng)
         shown = unicode_domain if kind == "homoglyph_domain" else to_ascii(unicode_domain)
-        return shown, to_ascii(unicode_domain)
-    if kind == "digit_swap":
-        domain = digit_swap_domain(main, rng)
+        address = to_ascii(unicode_domain)
+    elif kind == "digit_swap":
+        shown = address = digit_swap_domain(main, rng)
     elif kind == "typo":
-        domain = typo_domain(main, rng)
+        shown = address = typo_domain(main, rng)
     else:
-        domain = embedded_brand_host(brand, main, rng, _attacker_tld(d, 0.3))
-    return domain, domain
+        shown = address = embedded_brand_host(brand, main, rng, _attacker_tld(d, 0.3))
+    d.lookalikes += [shown, address]
+    return shown, address
 
 
-def _attacker_tld(d: _Draft, risky: float) -> str:
+def _attacker_tld(d: Draft, risky: float) -> str:
     if _chance(d.rng, risky):
         d.use("risky_tld")
         return d.rng.choice(RISKY_TLDS)
     return d.rng.choice(SAFE_TLDS)
 
 
-def _other_company(d: _Draft) -> tuple[str, str]:
+def _other_company(d: Draft) -> tuple[str, str]:
     """A small organisation from another locale (a compromised mailbox or web site)."""
     language = d.rng.choice([lang for lang in LANGUAGES if lang != d.template.language])
     loc = LOCALES[language]
@@ -438,7 +358,7 @@ _MIME_BY_EXT = {
 }  # fmt: skip
 
 
-def _risky_attachment(d: _Draft, pattern: str) -> _Attachment:
+def _risky_attachment(d: Draft, pattern: str) -> MailAttachment:
     name = pattern.format(**d.fields)
     ext = name.rpartition(".")[2]
     maintype, subtype = _MIME_BY_EXT.get(ext, ("application", "octet-stream"))
@@ -452,10 +372,10 @@ def _risky_attachment(d: _Draft, pattern: str) -> _Attachment:
     else:
         data = b"synthetic placeholder, not executable\n"
     d.use("risky_attachment")
-    return _Attachment(name, maintype, subtype, data)
+    return MailAttachment(name, maintype, subtype, data)
 
 
-def _phish_sender(d: _Draft, brand: str | None) -> str:
+def _phish_sender(d: Draft, brand: str | None) -> str:
     """Choose how a brand lure is sent; returns the attacker's main domain (for links)."""
     rng, loc = d.rng, d.locale
     strategies = (("lookalike", 0.3), ("spoofed", 0.12), ("compromised", 0.18),
@@ -491,13 +411,13 @@ def _phish_sender(d: _Draft, brand: str | None) -> str:
     _set_sender(d, name, f"{local}@{domain}")
     if strategy == "spoofed":
         d.return_path = f"bounce@{attacker_domain(rng, _attacker_tld(d, 0.3))}"
-        return registered_domain(_domain(d.return_path))
+        return registered_domain(domain_of(d.return_path))
     if _chance(rng, 0.15):
         _esp_return_path(d)
     return domain
 
 
-def _phish_link(d: _Draft, brand: str | None, sender_domain: str) -> None:
+def _phish_link(d: Draft, brand: str | None, sender_domain: str) -> None:
     """The lure URL behind the call to action."""
     rng = d.rng
     path = rng.choice(_LURE_PATHS.get(d.template.scenario, ("login",)))
@@ -531,7 +451,7 @@ def _phish_link(d: _Draft, brand: str | None, sender_domain: str) -> None:
     d.cta_href = href
 
 
-def _phish_html_tricks(d: _Draft, brand: str | None, form: float) -> None:
+def _phish_html_tricks(d: Draft, brand: str | None, form: float) -> None:
     rng = d.rng
     if d.cta_href and brand and _chance(rng, 0.4):
         shown = f"www.{_main_domain(brand)}"
@@ -550,14 +470,18 @@ def _phish_html_tricks(d: _Draft, brand: str | None, form: float) -> None:
         d.use("html_only")
 
 
-def _phish_extras(d: _Draft, brand: str | None, risky_file: float) -> None:
+def _phish_extras(d: Draft, brand: str | None, risky_file: float) -> None:
     rng = d.rng
     if _chance(rng, 0.22):
         d.zero_width = rng.randint(2, 4)
         d.zero_width_subject = _chance(rng, 0.5)
         d.use("zero_width_chars")
     if _chance(rng, 0.18):
-        d.reply_to = f"{_ascii_name(d.sender_name) or 'help'}{_digits(rng, 3)}@{_free_mail(rng)}"
+        local = f"{ascii_name(d.sender_name) or 'help'}{_digits(rng, 3)}"
+        free = _free_mail(rng)
+        if same_organisation(free, domain_of(d.sender_address)):  # outlook.com vs microsoft.com
+            free = _free_mail(rng, brand)
+        d.reply_to = f"{local}@{free}"
         d.use("reply_to_freemail")
     else:
         _same_domain_reply_to(d, 0.12)
@@ -567,10 +491,10 @@ def _phish_extras(d: _Draft, brand: str | None, risky_file: float) -> None:
     if "spoofed_brand_domain" not in d.techniques:
         _soften_auth(d, spf=0.12, dkim=0.12, dmarc=0.08)
     if _chance(rng, 0.2):
-        d.list_unsubscribe = f"<{_url(_domain(d.return_path), rng, 'unsubscribe')}>"
+        d.list_unsubscribe = f"<{_url(domain_of(d.return_path), rng, 'unsubscribe')}>"
 
 
-def _plan_brand_lure(d: _Draft, brand: str | None, *, form: float, risky_file: float) -> None:
+def _plan_brand_lure(d: Draft, brand: str | None, *, form: float, risky_file: float) -> None:
     if brand:
         d.brand = brand
         d.fields["brand"] = BRAND_NAMES[brand]
@@ -584,7 +508,7 @@ def _plan_brand_lure(d: _Draft, brand: str | None, *, form: float, risky_file: f
     d.cta_first = _chance(d.rng, 0.3)
 
 
-def _plan_credential_harvest(d: _Draft) -> None:
+def _plan_credential_harvest(d: Draft) -> None:
     brand = d.rng.choice(ACCOUNT_BRANDS[d.template.language])
     _plan_brand_lure(d, brand, form=0.15, risky_file=0.1)
     if d.template.variant == 2 and _chance(d.rng, 0.25):
@@ -592,12 +516,12 @@ def _plan_credential_harvest(d: _Draft) -> None:
         d.use("calendar_lure")
 
 
-def _plan_delivery_notice(d: _Draft) -> None:
+def _plan_delivery_notice(d: Draft) -> None:
     brand = d.rng.choice(CARRIERS[d.template.language])
     _plan_brand_lure(d, brand, form=0.05, risky_file=0.12)
 
 
-def _plan_mfa_reset(d: _Draft) -> None:
+def _plan_mfa_reset(d: Draft) -> None:
     brand = d.rng.choice(WORKPLACE_BRANDS) if d.template.variant == 1 else "microsoft"
     _plan_brand_lure(d, brand, form=0.15, risky_file=0.08)
     if (
@@ -608,7 +532,7 @@ def _plan_mfa_reset(d: _Draft) -> None:
         d.sender_name = d.rng.choice(("IT Service Desk", "IT Helpdesk", f"{d.company[0]} IT"))
 
 
-def _plan_invoice_fraud(d: _Draft) -> None:
+def _plan_invoice_fraud(d: Draft) -> None:
     if d.template.variant == 1:
         _plan_supplier_fraud(d)
         return
@@ -620,7 +544,7 @@ def _plan_invoice_fraud(d: _Draft) -> None:
         d.attachments.append(_pdf(f"{d.fields['invoice']}.pdf"))
 
 
-def _plan_supplier_fraud(d: _Draft) -> None:
+def _plan_supplier_fraud(d: Draft) -> None:
     """Bank-detail change from a (look-alike or compromised) supplier: often no link at all."""
     rng = d.rng
     supplier_domain = d.supplier[1]
@@ -643,7 +567,7 @@ def _plan_supplier_fraud(d: _Draft) -> None:
     _person_signature(d)
 
 
-def _plan_executive_lure(d: _Draft) -> None:
+def _plan_executive_lure(d: Draft) -> None:
     """CEO fraud and gift cards: a person, plain text, no links, usually passing auth."""
     rng = d.rng
     kind = _pick(rng, (("freemail", 0.55), ("company_lookalike", 0.35), ("compromised", 0.1)))
@@ -664,7 +588,7 @@ def _plan_executive_lure(d: _Draft) -> None:
     _person_signature(d, executive=True, mobile=_chance(rng, 0.4))
 
 
-def _person_lure_common(d: _Draft, plain: float, reply_to: float = 0.3) -> None:
+def _person_lure_common(d: Draft, plain: float, reply_to: float = 0.3) -> None:
     rng = d.rng
     if _chance(rng, reply_to):
         d.reply_to = f"{d.person.local_part(rng)}{_digits(rng, 2)}@{_free_mail(rng)}"
@@ -679,7 +603,7 @@ def _person_lure_common(d: _Draft, plain: float, reply_to: float = 0.3) -> None:
     _greet(d, 0.8)
 
 
-def _plan_tech_support(d: _Draft) -> None:
+def _plan_tech_support(d: Draft) -> None:
     rng = d.rng
     if d.template.variant == 1:
         _plan_brand_lure(d, "microsoft", form=0.0, risky_file=0.15)
@@ -701,7 +625,7 @@ def _plan_tech_support(d: _Draft) -> None:
 
 
 # ---------------------------------------------------------------------------- legitimate
-def _brand_or_shop(d: _Draft, brands: tuple[str, ...], p_brand: float) -> tuple[str, str]:
+def _brand_or_shop(d: Draft, brands: tuple[str, ...], p_brand: float) -> tuple[str, str]:
     """(display name, sending domain) of a real brand or a small shop of this locale."""
     if _chance(d.rng, p_brand):
         brand = d.rng.choice(brands)
@@ -713,7 +637,7 @@ def _brand_or_shop(d: _Draft, brands: tuple[str, ...], p_brand: float) -> tuple[
     return name, domain
 
 
-def _legit_sender(d: _Draft, name: str, host: str, *, esp: float, soft: float) -> None:
+def _legit_sender(d: Draft, name: str, host: str, *, esp: float, soft: float) -> None:
     local = d.rng.choice(("no-reply", "noreply", "info", "service", "orders", "hello"))
     _set_sender(d, name, f"{local}@{host}")
     if _chance(d.rng, esp):
@@ -723,14 +647,14 @@ def _legit_sender(d: _Draft, name: str, host: str, *, esp: float, soft: float) -
     _soften_auth(d, spf=soft if small else 0.02, dkim=soft if small else 0.03, dmarc=0.02)
 
 
-def _legit_layout(d: _Draft, html_only: float, plain: float) -> None:
+def _legit_layout(d: Draft, html_only: float, plain: float) -> None:
     weights = (("html", html_only), ("plain", plain), ("alternative", 1 - html_only - plain))
     d.mode = _pick(d.rng, weights)
     if d.mode == "html":
         d.use("html_only")
 
 
-def _click_tracking(d: _Draft, site: str, p_show_url: float) -> None:
+def _click_tracking(d: Draft, site: str, p_show_url: float) -> None:
     """Route the call to action through a bulk-mail click tracker (as real campaigns do)."""
     rng = d.rng
     prefix = rng.choice(("click", "links", "email", f"u{_digits(rng, 4)}"))
@@ -742,7 +666,7 @@ def _click_tracking(d: _Draft, site: str, p_show_url: float) -> None:
         d.use("tracking_anchor_shows_site")
 
 
-def _plan_receipt(d: _Draft) -> None:
+def _plan_receipt(d: Draft) -> None:
     rng = d.rng
     name, host = _brand_or_shop(d, SHOP_BRANDS, 0.4)
     d.fields["brand"] = name
@@ -767,7 +691,7 @@ def _plan_receipt(d: _Draft) -> None:
     _org_signature(d, name)
 
 
-def _plan_password_reset(d: _Draft) -> None:
+def _plan_password_reset(d: Draft) -> None:
     rng = d.rng
     name, host = _brand_or_shop(d, ACCOUNT_BRANDS[d.template.language], 0.75)
     d.fields["brand"] = name
@@ -782,7 +706,7 @@ def _plan_password_reset(d: _Draft) -> None:
     _org_signature(d, name)
 
 
-def _plan_shipping(d: _Draft) -> None:
+def _plan_shipping(d: Draft) -> None:
     rng = d.rng
     carrier = rng.choice(CARRIERS[d.template.language])
     d.fields["carrier"] = BRAND_NAMES[carrier]
@@ -809,7 +733,7 @@ def _plan_shipping(d: _Draft) -> None:
     _org_signature(d, name)
 
 
-def _plan_newsletter(d: _Draft) -> None:
+def _plan_newsletter(d: Draft) -> None:
     rng = d.rng
     name, host = _brand_or_shop(d, NEWSLETTER_BRANDS, 0.35)
     if d.brand is None and _chance(rng, 0.04):
@@ -840,7 +764,7 @@ def _plan_newsletter(d: _Draft) -> None:
     _org_signature(d, name)
 
 
-def _plan_calendar_invite(d: _Draft) -> None:
+def _plan_calendar_invite(d: Draft) -> None:
     rng = d.rng
     d.fields["sender_name"] = d.person.full
     kind = _pick(rng, (("colleague", 0.7), ("calendar_service", 0.2), ("partner", 0.1)))
@@ -865,7 +789,7 @@ def _plan_calendar_invite(d: _Draft) -> None:
     _person_signature(d)
 
 
-def _plan_internal_memo(d: _Draft) -> None:
+def _plan_internal_memo(d: Draft) -> None:
     rng = d.rng
     if _chance(rng, 0.2):
         _set_sender(d, d.person.full, f"{d.person.local_part(rng)}@{_free_mail(rng)}")
@@ -904,18 +828,18 @@ def _plan_internal_memo(d: _Draft) -> None:
     _person_signature(d, mobile=_chance(rng, 0.25))
 
 
-def _site_footer(d: _Draft, site: str) -> list[tuple[str, str]]:
+def _site_footer(d: Draft, site: str) -> list[tuple[str, str]]:
     help_word, privacy_word = _FOOTER_WORDS[d.template.language]
     return [(help_word, f"https://{site}/help"), (privacy_word, f"https://{site}/privacy")]
 
 
-def _legit_footer(d: _Draft, site: str) -> None:
+def _legit_footer(d: Draft, site: str) -> None:
     if _chance(d.rng, 0.6):
         d.footer = _site_footer(d, f"www.{site}")
 
 
 # ---------------------------------------------------------------------------- ics
-def _ics(d: _Draft, *, description: str = "", organizer: str = "") -> _Attachment:
+def _ics(d: Draft, *, description: str = "", organizer: str = "") -> MailAttachment:
     start = (d.sent + timedelta(days=d.rng.randint(1, 10))).astimezone(UTC)
     start = start.replace(hour=d.rng.randint(7, 16), minute=0, second=0, microsecond=0)
     stamp = "%Y%m%dT%H%M%SZ"
@@ -926,7 +850,7 @@ def _ics(d: _Draft, *, description: str = "", organizer: str = "") -> _Attachmen
         "VERSION:2.0",
         "METHOD:REQUEST",
         "BEGIN:VEVENT",
-        f"UID:{token(d.rng, 16)}@{_domain(organizer)}",
+        f"UID:{token(d.rng, 16)}@{domain_of(organizer)}",
         f"DTSTAMP:{d.sent.astimezone(UTC).strftime(stamp)}",
         f"DTSTART:{start.strftime(stamp)}",
         f"DTEND:{(start + timedelta(minutes=d.rng.choice((30, 45, 60)))).strftime(stamp)}",
@@ -938,7 +862,7 @@ def _ics(d: _Draft, *, description: str = "", organizer: str = "") -> _Attachmen
     if description:
         lines.append(f"DESCRIPTION:{description}")
     lines += ["END:VEVENT", "END:VCALENDAR", ""]
-    return _Attachment("invite.ics", "text", "calendar", "\n".join(lines), {"method": "REQUEST"})
+    return MailAttachment("invite.ics", "text", "calendar", "\n".join(lines), {"method": "REQUEST"})
 
 
 _PLANNERS = {
@@ -958,295 +882,15 @@ _PLANNERS = {
 }
 
 
-# ---------------------------------------------------------------------------- rendering
-def _paragraphs(d: _Draft) -> tuple[str, list[str]]:
-    """(subject, body paragraphs) with placeholders filled and zero-width characters hidden."""
-    subject = d.template.subject.format_map(d.fields)
-    paragraphs = d.template.body.format_map(d.fields).split("\n\n")
-    if d.zero_width:
-        joined = insert_zero_width("\n\n".join(paragraphs), d.rng, d.zero_width)
-        paragraphs = joined.split("\n\n")
-        if d.zero_width_subject:
-            subject = insert_zero_width(subject, d.rng, 1)
-    return subject, paragraphs
-
-
-def _blocks(d: _Draft, paragraphs: list[str]) -> list[tuple[str, str]]:
-    """The body as ("text"|"cta"|"form", content) blocks, greeting to signature."""
-    blocks = [("text", d.greeting)] + [("text", p) for p in paragraphs]
-    if d.cta_href:
-        blocks.insert(2 if d.cta_first else len(blocks), ("cta", d.cta_href))
-    if d.form_action:
-        blocks.append(("form", d.form_action))
-    blocks.append(("text", "\n".join(d.signature)))
-    return blocks
-
-
-def _render_text(d: _Draft, blocks: list[tuple[str, str]]) -> str:
-    out = []
-    for kind, content in blocks:
-        if kind == "text":
-            out.append(content)
-        elif kind == "cta":
-            label = d.template.cta
-            out.append(f"{label}: {content}" if label and _chance(d.rng, 0.6) else content)
-    if d.footer:
-        out.append(" | ".join(f"{text}: {href}" for text, href in d.footer))
-    return "\n\n".join(out) + "\n"
-
-
-def _render_html(d: _Draft, subject: str, blocks: list[tuple[str, str]]) -> str:
-    esc = html.escape
-    out = [
-        "<!DOCTYPE html>",
-        f'<html><head><meta charset="utf-8"><title>{esc(subject, quote=False)}</title></head>',
-        '<body style="font-family:Arial,Helvetica,sans-serif;color:#222">',
-    ]
-    if d.preheader:
-        out.append(f'<div style="display:none;max-height:0">{esc(d.preheader, quote=False)}</div>')
-    out.append('<div style="max-width:600px;margin:0 auto">')
-    for kind, content in blocks:
-        if kind == "text":
-            lines = "<br>\n".join(esc(line, quote=False) for line in content.split("\n"))
-            out.append(f"<p>{lines}</p>")
-        elif kind == "cta":
-            text = d.cta_text or d.template.cta or content
-            out.append(
-                f'<p><a href="{esc(content)}" style="background:#0b57d0;color:#fff;'
-                f'padding:10px 18px;text-decoration:none">{esc(text, quote=False)}</a></p>'
-            )
-        else:
-            out.append(
-                f'<form method="post" action="{esc(content)}">'
-                '<input type="email" name="email" placeholder="Email">'
-                '<input type="password" name="password" placeholder="Password">'
-                '<button type="submit">OK</button></form>'
-            )
-    if d.footer:
-        links = " | ".join(f'<a href="{esc(h)}">{esc(t, quote=False)}</a>' for t, h in d.footer)
-        out.append(f'<p style="font-size:12px;color:#888">{links}</p>')
-    out += ["</div>", "</body></html>", ""]
-    return "\n".join(out)
-
-
-def _display_name(name: str) -> str:
-    """`name` safe to fold: the stdlib leaves non-ASCII display names unquoted, so RFC 5322
-    specials in them would turn into comments or break the address; drop those."""
-    return name if name.isascii() else re.sub(r'[()<>\[\]:;@,"\\]', " ", name).strip()
-
-
-def _auth_results(d: _Draft) -> str:
-    from_domain = _domain(d.sender_address)
-    mail_from = _domain(d.return_path)
-    dkim = d.auth["dkim"]
-    signer = registered_domain(mail_from if dkim == "fail" else from_domain)
-    dkim_part = (
-        "dkim=none (message not signed)" if dkim == "none" else f"dkim={dkim} header.d={signer}"
-    )
-    return (
-        f"mx.{_domain(d.recipient_address)}; spf={d.auth['spf']} smtp.mailfrom={mail_from}; "
-        f"{dkim_part}; dmarc={d.auth['dmarc']} header.from={from_domain}"
-    )
-
-
-class _CachedHeaderRegistry(HeaderRegistry):
-    """The stock registry, except each header class is built once instead of once per header."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._classes: dict[str, type] = {}
-
-    def __getitem__(self, name: str) -> type:
-        key = name.lower()
-        if key not in self._classes:
-            self._classes[key] = super().__getitem__(name)
-        return self._classes[key]
-
-
-_POLICY = policy.default.clone(header_factory=_CachedHeaderRegistry())
-"""`email.policy.default` with a faster (equivalent) header factory."""
-
-
-def _text_part(content: str, subtype: str, params: str = "") -> EmailMessage:
-    """A text/* leaf: 7bit when ASCII, else UTF-8 quoted-printable (as set_content would pick)."""
-    part = EmailMessage(_POLICY)
-    if content.isascii():
-        part["Content-Type"] = f'text/{subtype}; charset="us-ascii"{params}'
-        part["Content-Transfer-Encoding"] = "7bit"
-        part.set_payload(content)
-    else:
-        part["Content-Type"] = f'text/{subtype}; charset="utf-8"{params}'
-        part["Content-Transfer-Encoding"] = "quoted-printable"
-        part.set_payload(quoprimime.body_encode(content.encode("utf-8").decode("latin-1")))
-    return part
-
-
-def _attachment_part(att: _Attachment) -> EmailMessage:
-    params = "".join(f"; {key}={value}" for key, value in att.params.items())
-    if isinstance(att.data, str):
-        part = _text_part(att.data, att.subtype, params)
-    else:
-        part = EmailMessage(_POLICY)
-        part["Content-Type"] = f"{att.maintype}/{att.subtype}"
-        part["Content-Transfer-Encoding"] = "base64"
-        part.set_payload(base64.encodebytes(att.data).decode("ascii"))
-    part["Content-Disposition"] = f'attachment; filename="{att.filename}"'
-    return part
-
-
-def _multipart(subtype: str, parts: list[EmailMessage], rng: Random) -> EmailMessage:
-    container = EmailMessage(_POLICY)
-    container["Content-Type"] = f'multipart/{subtype}; boundary="=_{token(rng, 28)}"'
-    container.set_payload(parts)
-    return container
-
-
-def _body(d: _Draft, text: str, markup: str | None) -> EmailMessage:
-    """The MIME tree: plain, html or alternative, inside multipart/mixed with attachments."""
-    if d.mode == "plain" or markup is None:
-        body = _text_part(text, "plain")
-    elif d.mode == "html":
-        body = _text_part(markup, "html")
-    else:
-        body = _multipart(
-            "alternative", [_text_part(text, "plain"), _text_part(markup, "html")], d.rng
-        )
-    if d.attachments:
-        parts = [body, *(_attachment_part(att) for att in d.attachments)]
-        body = _multipart("mixed", parts, d.rng)
-    return body
-
-
-def _to_message(d: _Draft) -> tuple[EmailMessage, str, str, str | None]:
-    """(message, subject, text body, html body or None).
-
-    Parts are assembled directly (not with `set_content`) with headers set once each: the
-    content manager re-parses Content-Type several times per part, which made the default
-    corpus too slow to build.
-    """
-    subject, paragraphs = _paragraphs(d)
-    blocks = _blocks(d, paragraphs)
-    text = _render_text(d, blocks)
-    markup = _render_html(d, subject, blocks) if d.mode != "plain" else None
-    body = _body(d, text, markup)
-    relay = _domain(d.return_path)
-    msg = EmailMessage(_POLICY)
-    msg["Return-Path"] = f"<{d.return_path}>"
-    msg["Authentication-Results"] = _auth_results(d)
-    msg["From"] = formataddr((_display_name(d.sender_name), d.sender_address))
-    msg["To"] = formataddr((d.recipient.full, d.recipient_address))
-    if d.reply_to:
-        msg["Reply-To"] = d.reply_to
-    msg["Subject"] = subject
-    msg["Date"] = format_datetime(d.sent)
-    msg["Message-ID"] = f"<{d.sent:%Y%m%d%H%M%S}.{token(d.rng, 16)}@{relay}>"
-    if d.list_unsubscribe:
-        msg["List-Unsubscribe"] = d.list_unsubscribe
-    msg["MIME-Version"] = "1.0"
-    for name, value in body.items():
-        msg[name] = value
-    msg.set_payload(body.get_payload())
-    return msg, subject, text if d.mode != "html" else "", markup
-
-
-# ---------------------------------------------------------------------------- planted
-_HOST_IN_TEXT = re.compile(r"^(?:https?://)?([a-z0-9.-]+\.[a-z]{2,})(?:[/:?#].*)?$", re.I)
-
-
-def _is_ip(host: str) -> bool:
-    host = host.strip("[]")
-    return (
-        bool(re.fullmatch(r"\d{1,3}(\.\d{1,3}){3}", host))
-        or host.isdigit()
-        or bool(re.fullmatch(r"0x[0-9a-f]+", host))
-        or ":" in host
-    )
-
-
-def _risky_file(name: str) -> bool:
-    parts = name.lower().split(".")
-    return f".{parts[-1]}" in RISKY_EXTENSIONS or len(parts) > 2
-
-
-def _display_spoof(name: str, address: str) -> bool:
-    domain = registered_domain(_domain(address))
-    embedded = re.search(r"[\w.+-]+@([\w-]+(?:\.[\w-]+)+)", name)
-    if embedded and registered_domain(embedded.group(1)) != domain:
-        return True
-    words = _BRAND_LABEL.findall(name.lower())
-    joined = "".join(words)
-    for brand, shown in BRAND_NAMES.items():
-        spelled = "".join(_BRAND_LABEL.findall(shown.lower()))
-        if (spelled in words or (len(spelled) > 5 and spelled in joined)) and not any(
-            registered_domain(domain) == registered_domain(d) for d in BRAND_DOMAINS[brand]
-        ):
-            return True
-    return False
-
-
-def _planted(d: _Draft, subject: str, text: str, markup: str | None) -> list[str]:
-    """Catalogue indicators present in what was built (content ones from the template)."""
-    found = set(d.template.content)
-    hrefs = [h for h in (d.cta_href, d.form_action) if h] + [h for _, h in d.footer]
-    hosts = [urlsplit(h).hostname or "" for h in hrefs]
-    domains = [_domain(d.sender_address), *hosts]
-    if d.lookalike:
-        found.add("brand_lookalike")
-    if any("xn--" in x or not x.isascii() for x in domains):
-        found.add("punycode_domain")
-    if any(x.rpartition(".")[2] in RISKY_TLDS for x in domains if not _is_ip(x)):
-        found.add("risky_tld")
-    if any(_is_ip(x) for x in hosts):
-        found.add("ip_url")
-    if any(registered_domain(x) in SHORTENERS or x in SHORTENERS for x in hosts):
-        found.add("url_shortener")
-    if any("@" in urlsplit(h).netloc for h in hrefs):
-        found.add("at_sign_url")
-    if any(not _is_ip(x) and x.count(".") - registered_domain(x).count(".") >= 4 for x in hosts):
-        found.add("excessive_subdomains")
-    shown = _HOST_IN_TEXT.match(d.cta_text or "")
-    if markup and d.cta_href and shown:
-        target = urlsplit(d.cta_href).hostname or ""
-        if registered_domain(shown.group(1)) != registered_domain(target):
-            found.add("link_text_mismatch")
-    from_domain = registered_domain(_domain(d.sender_address))
-    if d.reply_to and registered_domain(_domain(d.reply_to)) != from_domain:
-        found.add("reply_to_mismatch")
-    if registered_domain(_domain(d.return_path)) != from_domain:
-        found.add("return_path_mismatch")
-    if _display_spoof(_display_name(d.sender_name), d.sender_address):
-        found.add("display_name_spoof")
-    if d.auth["spf"] in ("fail", "softfail"):
-        found.add("spf_fail")
-    if d.auth["dkim"] == "fail":
-        found.add("dkim_fail")
-    if d.auth["dmarc"] == "fail":
-        found.add("dmarc_fail")
-    if any(_risky_file(a.filename) for a in d.attachments):
-        found.add("risky_attachment")
-    bodies = f"{subject}\n{text}\n{markup or ''}"
-    if any(ch in bodies for ch in _INVISIBLE):
-        found.add("zero_width_chars")
-    if markup and "<form" in markup:
-        found.add("html_form")
-    return sorted(found)
-
-
-_INVISIBLE = frozenset(
-    [*ZERO_WIDTH, *map(chr, range(0x200B, 0x2010)), *map(chr, range(0x202A, 0x202F))]
-    + [chr(c) for c in range(0x2060, 0x2065)]
-)
-
-
 # ---------------------------------------------------------------------------- assembly
 def _build(template: Template, round_: int, seed: int) -> EmailRecord:
     rng = Random(f"{GENERATOR_VERSION}|{seed}|{template.key}|{round_}")
     loc = LOCALES[template.language]
     offset = timedelta(hours=rng.choice(_TZ_HOURS[template.language]))
     sent = (_EPOCH + timedelta(seconds=rng.randrange(540 * 86_400))).astimezone(timezone(offset))
-    people = [_Person(rng.choice(loc.first_names), rng.choice(loc.last_names)) for _ in range(2)]
+    people = [Person(rng.choice(loc.first_names), rng.choice(loc.last_names)) for _ in range(2)]
     if people[0] == people[1]:
-        people[1] = _Person(people[1].first, rng.choice(loc.last_names[:1] + loc.last_names[2:]))
+        people[1] = Person(people[1].first, rng.choice(loc.last_names[:1] + loc.last_names[2:]))
     company, supplier = rng.sample(loc.companies, 2)
     fields = _fields(rng, template, loc, sent)
     fields |= {"company": company[0], "supplier": supplier[0], "sender_name": people[0].full}
@@ -1255,7 +899,7 @@ def _build(template: Template, round_: int, seed: int) -> EmailRecord:
         "mfa_reset_lure", "invoice_fraud",
     )  # fmt: skip
     mailbox = company[1] if workplace or _chance(rng, 0.5) else _free_mail(rng)
-    draft = _Draft(
+    draft = Draft(
         template=template,
         locale=loc,
         rng=rng,
@@ -1268,11 +912,11 @@ def _build(template: Template, round_: int, seed: int) -> EmailRecord:
         fields=fields,
     )
     _PLANNERS[template.scenario](draft)
-    msg, subject, text, markup = _to_message(draft)
+    raw, planted = render(draft)
     phishing = template.scenario in PHISHING_SCENARIOS
     index = round_ * 3 + template.variant
     meta: dict[str, Any] = {
-        "planted": _planted(draft, subject, text, markup),
+        "planted": planted,
         "template": template.key,
         "techniques": list(draft.techniques),
         "generator_version": GENERATOR_VERSION,
@@ -1281,7 +925,7 @@ def _build(template: Template, round_: int, seed: int) -> EmailRecord:
     }
     return EmailRecord(
         id=f"synth-{template.scenario}-{template.language}-{index:04d}",
-        raw=msg.as_string(),
+        raw=raw,
         label=PHISHING if phishing else LEGITIMATE,
         source=SOURCE,
         scenario=template.scenario,

@@ -8,7 +8,9 @@ Keyword indicators (`credential_request`, `urgency_language`, `payment_request`)
 subject and body after removing zero-width characters, dropping accents and case-folding, with
 phrase tables in English, Spanish, German, French and Portuguese below. They look for
 requests ("verify your account", "pay the outstanding invoice"), not for topics: "payment
-received" or "your password was changed" do not fire.
+received" or "your password was changed" do not fire, and neither do negated requests ("if
+you did not authorize this payment"). Web addresses are blanked out before matching, so a host
+such as `validate-login.com` or a line `Confirm address: https://login...` is not wording.
 """
 
 from __future__ import annotations
@@ -102,6 +104,19 @@ GAP = r"[^.!?\n]{0,60}?"
 """Up to 60 characters inside one sentence between a request verb and its object."""
 NOT_A_NOUN = r"(?<!\ban )(?<!\bthe )(?<!\ba )(?<!\bour )"
 """`an update to your account` is news, `update your account` is a request."""
+NOT_NEGATED = r"(?<!not )(?<!n't )(?<!never )"
+"""`if you did not make this payment` reports, `make this payment` asks."""
+WEB_ADDRESS = re.compile(r"(?:https?://|www\.)\S+")
+"""A web address in folded text: blanked out before keyword matching."""
+GIFT_CARD_BRANDS = r"google play|itunes|app store|steam|razer gold"
+"""Gift cards scammers ask for by name ("buy 5 Google Play cards")."""
+MONTHS_ES = (
+    r"enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre"
+    r"|noviembre|diciembre"
+)
+MONTHS_PT = (
+    r"janeiro|fevereiro|marco|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro"
+)
 
 
 def _phrases(*patterns: str) -> re.Pattern[str]:
@@ -194,6 +209,7 @@ URGENCY = _phrases(
     # es
     r"(?:dentro de|en|en un plazo de) (?:las )?\d{1,3} horas|urgente|inmediatamente"
     r"|de inmediato|hoy mismo|date prisa|accion requerida|en riesgo|antes del? \d{1,2} de",
+    rf"(?:vence|vencen|caduca|expira|finaliza) (?:el )?\d{{1,2}} de (?:{MONTHS_ES})",
     _requests(
         r"pague|transfiera|gestiones|gestione|confirme|verifique|conseguir|consiga|compre|compra"
         r"|llame|haga|envie",
@@ -231,6 +247,7 @@ URGENCY = _phrases(
     # pt
     r"(?:dentro de|em|em ate) \d{1,3} horas|urgente|imediatamente|acao necessaria"
     r"|ultima chance|em risco|antes de \d{1,2} de",
+    rf"(?:ate|vence em|vencem em|expira em) (?:o dia )?\d{{1,2}} de (?:{MONTHS_PT})",
     _requests(
         r"pague|transfira|compre|comprar|confirme|verifique|ligue|faca|envie",
         r"hoje|esta tarde|esta noite|imediatamente",
@@ -246,14 +263,19 @@ URGENCY = _phrases(
 PAYMENT = _phrases(
     # en
     _requests(
-        r"wire|transfer|send|remit|make|arrange|initiate|handle|execute|authori[sz]e"
-        r"|take care of|pay|settle|(?<!not )(?<!n't )process",
+        rf"{NOT_NEGATED}(?:wire|transfer|send|remit|make|arrange|initiate|handle|execute"
+        r"|take care of|pay|settle|process)",
         r"money|funds|payment|wire transfer|bank transfer|transfer|invoice|balance|amount|fee"
         r"|fees|bill|fine|charges?|dut(?:y|ies)|customs|debt|shipping cost|costs?",
     ),
+    # not "authorize this charge": receipts say "if you did not authorize this charge"
+    _requests(
+        rf"{NOT_NEGATED}authori[sz]e",
+        r"payment|wire transfer|bank transfer|transfer|wire|funds",
+    ),
     r"pay now|payment (?:that )?needs to|needs? to (?:pay|be paid)"
     r"|(?:outstanding|overdue|unpaid) (?:invoice|balance|payment)",
-    _requests(r"buy|purchase|get|pick up", r"gift ?cards?"),
+    _requests(r"buy|purchase|get|pick up", rf"gift ?cards?|(?:{GIFT_CARD_BRANDS}) cards?"),
     r"gift ?card (?:codes?|numbers?)|scratch (?:off )?the (?:back|card)",
     r"(?:change|update|new|updated) (?:of |to )?(?:our |the |my )?"
     r"(?:bank(?:ing)? (?:details|account|information)|account details|payment details"
@@ -264,7 +286,10 @@ PAYMENT = _phrases(
         r"|pague|pagar|abone|abonar|gestionar|gestiones|gestione|ordenar|encargues|encargue",
         r"pago|transferencia|deposito|importe|factura|saldo|deuda|gastos|tasas|tarifa",
     ),
-    _requests(r"compre|comprar|compra|adquiera|adquirir|consiga|conseguir", r"tarjetas? regalo"),
+    _requests(
+        r"compre|comprar|compra|adquiera|adquirir|consiga|conseguir",
+        rf"tarjetas? regalo|tarjetas? (?:de )?(?:{GIFT_CARD_BRANDS})",
+    ),
     r"tarjetas? de regalo|rasca el reverso|pago que tiene que|nuevos datos bancarios"
     r"|nueva cuenta bancaria|cambio de (?:cuenta bancaria|datos bancarios|iban)"
     r"|factura (?:pendiente|vencida|impagada)",
@@ -282,7 +307,7 @@ PAYMENT = _phrases(
     r"(?:offene|ausstehende|uberfallige) (?:rechnung|zahlung|betrag|forderung)",
     _requests(
         r"kaufen sie|besorgen sie|kaufen|besorgen",
-        r"(?:geschenk|gutschein)karten?",
+        rf"(?:geschenk|gutschein)karten?|(?:{GIFT_CARD_BRANDS}|google-play)[- ]?karten?",
         either_order=True,
     ),
     r"gutscheincodes?|rubbeln sie"
@@ -295,7 +320,10 @@ PAYMENT = _phrases(
     ),
     r"virement (?:bancaire )?(?:urgent|immediat)|grattez|paiement doit"
     r"|(?:devons|devez|doit|dois) (?:la |le |les )?(?:payer|regler|virer)",
-    _requests(r"acheter|achetez|procurez-vous|procurer", r"cartes? cadeaux?"),
+    _requests(
+        r"acheter|achetez|procurez-vous|procurer",
+        rf"cartes? cadeaux?|cartes? (?:{GIFT_CARD_BRANDS})",
+    ),
     r"codes? (?:des |de la |de )?cartes? cadeaux?|(?:nouvelles? |changement de )"
     r"(?:coordonnees bancaires|rib|iban)|facture (?:impayee|en souffrance|en attente)",
     # pt
@@ -305,7 +333,10 @@ PAYMENT = _phrases(
         r"pagamento|transferencia|deposito|fatura|boleto|valor|saldo|divida|custo|taxas?|frete",
     ),
     r"precis(?:o|a|amos) (?:\w+ )?paga(?:r|-la|-lo)|pagamento que precisa",
-    _requests(r"compre|comprar|adquira|adquirir", r"cart(?:ao|oes)[- ](?:de )?presente"),
+    _requests(
+        r"compre|comprar|adquira|adquirir",
+        rf"cart(?:ao|oes)[- ](?:de )?presente|cart(?:ao|oes) (?:{GIFT_CARD_BRANDS})",
+    ),
     r"codigos? (?:do |dos )?cart(?:ao|oes)[- ](?:de )?presente|raspe o verso"
     r"|novos dados bancarios|nova conta bancaria|alteracao (?:dos|de) dados bancarios"
     r"|(?:fatura|boleto) (?:pendente|vencid[ao]|em atraso)",
@@ -442,7 +473,7 @@ def _country_domain(brand: str, domain: str) -> bool:
 
 
 def _check_content(view: EmailView, found: Found) -> None:
-    text = fold_text(f"{view.subject}\n{view.text[:MAX_SCAN_CHARS]}")
+    text = WEB_ADDRESS.sub("link", fold_text(f"{view.subject}\n{view.text[:MAX_SCAN_CHARS]}"))
     for indicator, pattern in (
         ("credential_request", CREDENTIAL),
         ("urgency_language", URGENCY),

@@ -3,6 +3,9 @@
 `parse_message` never raises on malformed mail: broken MIME, unknown charsets, undecodable
 bytes, bad encoded words and missing headers all degrade to the best readable result
 (replacement characters, empty fields), because real corpora are full of them.
+
+Links are the HTML anchors, then the targets HTML forms post to, then the bare URLs of the text
+(IPv6 literals such as `http://[2001:db8::1]/` included).
 """
 
 from __future__ import annotations
@@ -24,8 +27,12 @@ from .view import Attachment, EmailView, Link
 
 T = TypeVar("T")
 
-BARE_URL = re.compile(r"""(?:https?://|www\.)[^\s<>"'`\]\[{}|\\^]+""", re.IGNORECASE)
-"""A bare web address in text (http(s)://… or www.…)."""
+URL_CHARS = r"""[^\s<>"'`\]\[{}|\\^]"""
+BARE_URL = re.compile(
+    rf"https?://\[[0-9a-f:.]+\]{URL_CHARS}*|(?:https?://|www\.){URL_CHARS}+", re.IGNORECASE
+)
+"""A bare web address in text (http(s)://… or www.…), IPv6 literals (`http://[2001:db8::1]/`)
+included."""
 TRAILING_PUNCT = ".,;:!?)'\""
 SKIPPED_HREF = re.compile(r"^(?:#|mailto:|tel:|sms:|cid:|javascript:|about:)", re.IGNORECASE)
 BLOCK_TAGS = re.compile(
@@ -116,11 +123,19 @@ def _soup(html: str) -> BeautifulSoup:
 
 
 def _anchors(soup: BeautifulSoup) -> list[Link]:
+    """Anchor and image-map targets with their text, then the targets forms post to (where a
+    phishing page sends the password), each form target once and only if no anchor has it."""
     links = []
     for tag in soup.find_all(["a", "area"], href=True):
         href = str(tag.get("href", "")).strip()
         if href and not SKIPPED_HREF.match(href):
             links.append(Link(href=href, text=" ".join(tag.get_text(" ").split())))
+    seen = {link.href for link in links}
+    for tag in soup.find_all("form", action=True):
+        action = str(tag.get("action", "")).strip()
+        if action and action not in seen and not SKIPPED_HREF.match(action):
+            seen.add(action)
+            links.append(Link(href=action))
     return links
 
 

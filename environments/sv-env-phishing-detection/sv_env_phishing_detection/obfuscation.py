@@ -4,7 +4,8 @@ Every function draws only from the `Random` it is given, so the generator stays 
 The look-alike builders all produce domains that the `brand_lookalike` indicator covers: edit
 distance <= 2 to a brand label (digit swaps, typos), a homoglyph skeleton equal to the brand
 domain (Cyrillic letters, optionally written as punycode), or the brand embedded in another
-registered domain.
+registered domain. Short brand names (5 letters or fewer) get no edit-distance tolerance
+there, so their typos are doubled letters only.
 """
 
 from __future__ import annotations
@@ -107,9 +108,24 @@ def digit_swap_domain(domain: str, rng: Random) -> str:
     return f"{label[:i]}{DIGIT_SWAPS[label[i]]}{label[i + 1 :]}.{_registrable_suffix(suffix)}"
 
 
+TYPO_TOLERANT_LENGTH = 6
+"""Brand labels this long or longer are matched within an edit distance (one edit up to
+`ONE_TYPO_LENGTH` letters, two beyond); shorter ones (adobe, fedex, slack) only through their
+skeleton, which squeezes doubled letters (`addobe` reads `adobe`) but sees a dropped letter
+(`adoe`) as another word."""
+ONE_TYPO_LENGTH = 8
+_DOUBLED = re.compile(r"(.)\1")
+
+
 def typo_domain(domain: str, rng: Random) -> str:
     """`domain` with one letter doubled or dropped, or (names of 7+ letters) two adjacent
-    letters swapped, on a common TLD: one edit for short brand names, at most two otherwise."""
+    letters swapped, on a common TLD: one edit for short brand names, at most two otherwise.
+
+    Names shorter than `TYPO_TOLERANT_LENGTH` only get a doubled letter, the one typo the
+    `brand_lookalike` indicator still recognises on them; so does a drop or swap on a name of
+    up to `ONE_TYPO_LENGTH` letters that would bring two equal letters together (`amazon` ->
+    `aazon` squeezes to `azon`, two edits away). The draws are the same either way, so other
+    domains do not change."""
     label, suffix = split_domain(domain)
     i = rng.randrange(1, len(label) - 1)
     swaps = [j for j in range(1, len(label) - 1) if label[j] != label[j + 1]]
@@ -122,6 +138,9 @@ def typo_domain(domain: str, rng: Random) -> str:
     else:
         j = rng.choice(swaps)
         typo = label[:j] + label[j + 1] + label[j] + label[j + 2 :]
+    squeezed = kind != "double" and len(_DOUBLED.findall(typo)) > len(_DOUBLED.findall(label))
+    if len(label) < TYPO_TOLERANT_LENGTH or (squeezed and len(label) <= ONE_TYPO_LENGTH):
+        typo = label[: i + 1] + label[i] + label[i + 1 :]
     return f"{typo}.{rng.choice(('com', 'net', _registrable_suffix(suffix)))}"
 
 

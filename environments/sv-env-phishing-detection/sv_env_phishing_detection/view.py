@@ -27,7 +27,7 @@ class EmailView:
     `headers` maps lower-case header names to decoded values (repeated headers joined by
     newlines). Addresses are lower-case bare addresses ("" when absent). `text` is the readable
     body: the text/plain part, or the HTML part converted to text when there is no plain part.
-    `links` holds HTML anchors and bare URLs found in the text, in order of appearance.
+    `links` holds HTML anchors, then form targets, then bare URLs found in the text.
     """
 
     headers: dict[str, str] = field(default_factory=dict)
