@@ -18,10 +18,10 @@ ARGS ?=
 export HF_DATASETS_OFFLINE ?= 1
 export HF_HUB_OFFLINE ?= 1
 
-.PHONY: help setup sandbox-tools test test-all test-env lint format check eval-e1 eval-e2 eval-e3 eval-e4 eval-e5 eval-e6 tournament bench clean
+.PHONY: help setup sandbox-tools test test-all test-env lint format check eval-e1 eval-e2 eval-e3 eval-e4 eval-e5 eval-e6 tournament report scoreboard gate-golden golden bench clean
 
 help:
-	@echo "make setup | test | test-all | lint | format | check | test-env E=<name> | eval-e1 | eval-e2 | eval-e3 | eval-e4 | eval-e5 | eval-e6 | tournament | bench | clean"
+	@echo "make setup | test | test-all | lint | format | check | test-env E=<name> | eval-e1 | eval-e2 | eval-e3 | eval-e4 | eval-e5 | eval-e6 | tournament | report | scoreboard | golden | bench | clean"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -70,7 +70,23 @@ format:
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-check: lint test
+# lint, tests, and the built-in baselines re-run against configs/golden (a reward or dataset
+# change that moves any baseline score fails; `make golden` records an intended change)
+check: lint test gate-golden
+
+gate-golden:
+	$(PY) -m security_verifiers.gate.golden --check
+
+golden:
+	$(PY) -m security_verifiers.gate.golden --write
+
+RUNS ?= outputs/evals
+report:
+	$(BIN)/sv report $(RUNS) $(ARGS)
+
+# the latest run per model and environment, after re-running the built-in baselines
+scoreboard:
+	$(BIN)/sv scoreboard --run-baselines $(ARGS)
 
 eval-e1:
 	$(BIN)/sv eval e1 $(if $(MODELS),--models "$(MODELS)") -n $(N) --seed $(SEED) $(ARGS)

@@ -186,6 +186,16 @@ def tournament_command(
     print_matrix(result, console)
 
 
+from security_verifiers.gate.command import gate, scoreboard  # noqa: E402
+from security_verifiers.reports.command import report  # noqa: E402
+from security_verifiers.tracking import track  # noqa: E402
+
+app.command("report")(report)
+app.command("gate")(gate)
+app.command("scoreboard")(scoreboard)
+app.command("track")(track)
+
+
 @app.command("envs")
 def envs_command() -> None:
     """List the environments."""

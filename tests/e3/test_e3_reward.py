@@ -77,7 +77,8 @@ def test_answer_parsing_requires_a_real_diff():
     echoed = '{"diff": "<unified diff against the module>", "explanation": "<one sentence>"}'
     assert parse_repair(echoed).answer is None
     assert "not a unified diff" in (parse_repair(echoed).error or "")
-    real = '{"diff": "--- a/m.py\\n+++ b/m.py\\n@@ -1 +1 @@\\n-x = 1\\n+x = 2\\n", "explanation": ""}'
+    diff = "--- a/m.py\\n+++ b/m.py\\n@@ -1 +1 @@\\n-x = 1\\n+x = 2\\n"
+    real = '{"diff": "' + diff + '", "explanation": ""}'
     parsed = parse_repair(real)
     assert parsed.ok and parsed.json_format
     assert parse_repair('{"diff": "  ", "explanation": ""}').error == "empty diff"

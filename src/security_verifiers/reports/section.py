@@ -1,0 +1,58 @@
+"""The content of a report, independent of how it is rendered."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from security_verifiers.reports.compare import Comparison
+from security_verifiers.reports.runs import Run
+from security_verifiers.reports.tables import CalibrationBin, Cell, MetricTable
+
+
+@dataclass(frozen=True)
+class FigureRef:
+    kind: str
+    title: str
+    path: Path
+
+
+@dataclass
+class EnvSection:
+    """Everything reported for one environment."""
+
+    env_key: str
+    env_id: str
+    runs: list[Run]
+    labels: list[str]
+    table: MetricTable
+    comparisons: list[Comparison]
+    calibration: list[tuple[str, list[CalibrationBin]]] = field(default_factory=list)
+    figures: list[FigureRef] = field(default_factory=list)
+
+    def label_of(self, run: Run) -> str:
+        return self.labels[[r.path for r in self.runs].index(run.path)]
+
+
+@dataclass
+class Report:
+    sections: list[EnvSection]
+    skipped: list[Path]
+    out_dir: Path
+
+
+def fmt(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def fmt_ci(ci: tuple[float, float] | None) -> str:
+    return "" if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def fmt_cell(cell: Cell) -> str:
+    text = fmt(cell.value)
+    return f"{text} {fmt_ci(cell.ci)}" if cell.ci is not None else text
+
+
+def fmt_p(p: float) -> str:
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
