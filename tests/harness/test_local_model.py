@@ -46,7 +46,7 @@ def server_pids(parent: int | None = None) -> set[int]:
 
 
 def test_local_model_evaluates_e1_with_schema_constrained_output(tmp_path):
-    before = server_pids()
+    before = server_pids(os.getpid())  # only ours: other llama servers may run on the machine
     [run] = asyncio.run(
         evaluate(
             EvalConfig(env="e1", models=[DEFAULT_LOCAL_MODEL], n=3, max_tokens=96,
@@ -63,7 +63,7 @@ def test_local_model_evaluates_e1_with_schema_constrained_output(tmp_path):
     assert all(r["tokens"]["output"] > 0 and r["completion"] for r in rows)
     # the grammar guarantees a parseable answer from even a 135M model
     assert all(r["parsed"] is not None and r["rewards"]["format"] == 1.0 for r in rows)
-    assert server_pids() == before, "the harness must stop the server it started"
+    assert server_pids(os.getpid()) == before, "the harness must stop the server it started"
 
 
 def test_pool_starts_once_reuses_and_stops():
@@ -94,10 +94,10 @@ def test_corrupt_gguf_fails_to_load_with_the_server_log(tmp_path):
     corrupt = tmp_path / "truncated.gguf"
     corrupt.write_bytes(good[: len(good) // 50])  # valid header, truncated tensors
     spec = resolve_model(f"local:{corrupt}", baselines={})
-    before = server_pids()
+    before = server_pids(os.getpid())  # only ours: other llama servers may run on the machine
     with LocalServerPool() as pool, pytest.raises(UserError, match="could not load"):
         pool.get(spec.gguf, spec.model_id)
-    assert server_pids() == before
+    assert server_pids(os.getpid()) == before
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
