@@ -11,7 +11,11 @@ from security_verifiers.errors import UserError
 from security_verifiers.models.openai_protocol import ChatPolicy
 from security_verifiers.models.response_cache import ResponseCache
 from security_verifiers.models.spec import ModelSpec
-from security_verifiers.models.transports import CachingTransport, PolicyTransport
+from security_verifiers.models.transports import (
+    CachingTransport,
+    LlamaCppCompatTransport,
+    PolicyTransport,
+)
 
 
 def build_client(
@@ -28,6 +32,8 @@ def build_client(
         transport = PolicyTransport(baselines[spec.name], spec.model_id)
     else:
         transport = httpx2.AsyncHTTPTransport()
+    if spec.kind == "local":
+        transport = LlamaCppCompatTransport(transport)
     if cache is not None:
         transport = CachingTransport(transport, cache)
     http_client = openai.DefaultAsyncHttpx2Client(transport=transport, timeout=timeout_s)

@@ -72,3 +72,38 @@ class CachingTransport(httpx2.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+class LlamaCppCompatTransport(httpx2.AsyncBaseTransport):
+    """Adapts chat-completions requests to llama-cpp-python's server.
+
+    Its request schema rejects `null` message fields (verifiers sends `tool_calls: null` on
+    earlier assistant turns, so every multi-turn episode failed with HTTP 500) and ignores
+    `max_completion_tokens` (verifiers' name for `max_tokens`, so generations ran to the end
+    of the context). Both are rewritten here; everything else passes through untouched.
+    """
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport) -> None:
+        self._inner = inner
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        path = request.url.path.rstrip("/")
+        if request.method != "POST" or not path.endswith("/chat/completions"):
+            return await self._inner.handle_async_request(request)
+        body = json.loads(await request.aread() or b"{}")
+        body["messages"] = [
+            {k: v for k, v in message.items() if v is not None} if isinstance(message, dict)
+            else message
+            for message in body.get("messages") or []
+        ]  # fmt: skip
+        if "max_completion_tokens" in body:
+            limit = body.pop("max_completion_tokens")
+            body.setdefault("max_tokens", limit)
+        content = json.dumps(body).encode()
+        headers = {k: v for k, v in request.headers.items() if k.lower() != "content-length"}
+        headers["content-length"] = str(len(content))
+        rewritten = httpx2.Request(
+            request.method, request.url, headers=headers, content=content,
+            extensions=request.extensions,
+        )  # fmt: skip
+        return await self._inner.handle_async_request(rewritten)
