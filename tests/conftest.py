@@ -23,6 +23,19 @@ def realdata() -> Path:
 
 
 @pytest.fixture
+def hf_offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No network: offline flags (env and the already-imported libraries) and a tmp cache."""
+    import datasets
+    import huggingface_hub.constants
+
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True, raising=False)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True, raising=False)
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "hf-cache")
+
+
+@pytest.fixture
 def no_api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(var, raising=False)

@@ -24,17 +24,7 @@ ZEEK_ROWS = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch, tmp_path):
-    """No network: offline flags (env and the already-imported libraries) and a tmp cache."""
-    import datasets
-    import huggingface_hub.constants
-
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True, raising=False)
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True, raising=False)
-    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "hf-cache")
+pytestmark = pytest.mark.usefixtures("hf_offline")
 
 
 def test_local_csv_with_zeek_column_names(tmp_path):

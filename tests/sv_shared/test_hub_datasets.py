@@ -14,18 +14,7 @@ from sv_shared.hub_datasets import (
     open_dataset,
 )
 
-
-@pytest.fixture(autouse=True)
-def offline(monkeypatch, tmp_path):
-    """No network: offline flags (env and the already-imported libraries) and a tmp cache."""
-    import datasets
-    import huggingface_hub.constants
-
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True, raising=False)
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True, raising=False)
-    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "hf-cache")
+pytestmark = pytest.mark.usefixtures("hf_offline")
 
 
 def test_csv_tsv_and_jsonl_files_read_whole(tmp_path):

@@ -22,25 +22,10 @@ from sv_env_config_verification.reward import AuditWeights
 from sv_env_config_verification.run_metrics import summarize_rows
 from sv_env_config_verification.schema import answer_json_schema
 from sv_env_config_verification.scoring import REWARD_COMPONENTS, AuditParser, build_rubric
+from sv_shared.episode_tools import EpisodeToolEnv
 from sv_shared.rewards import weights_dataclass
 
 ENV_ID = "sv-env-config-verification"
-
-
-class ConfigAuditToolEnv(vf.StatefulToolEnv):
-    """Tool-using audit: the episode's config is injected into every tool call."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(tools=[], **kwargs)
-        for tool in MODEL_TOOLS:
-            self.add_tool(tool, args_to_skip=[EPISODE_ARG])
-
-    def update_tool_args(
-        self, tool_name: str, tool_args: dict, messages: Any, state: Any, **kwargs: Any
-    ) -> dict:
-        info = state["info"]
-        episode = {"kind": info["kind"], "name": info["name"], "text": info["text"]}
-        return {**{k: v for k, v in tool_args.items() if k != EPISODE_ARG}, EPISODE_ARG: episode}
 
 
 def to_rows(items: Sequence[ConfigItem]) -> Dataset:
@@ -117,7 +102,9 @@ def load_environment(
         "env_id": ENV_ID,
     }
     env: vf.Environment = (
-        ConfigAuditToolEnv(max_turns=max_turns, **common)
+        EpisodeToolEnv(
+            MODEL_TOOLS, ("kind", "name", "text"), EPISODE_ARG, max_turns=max_turns, **common
+        )
         if include_tools
         else vf.SingleTurnEnv(**common)
     )
