@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from security_verifiers.data.cli import data_app, synth_command
 from security_verifiers.environments import ENVIRONMENTS, baseline_policies, resolve_env
 from security_verifiers.errors import Interrupted, UserError
 from security_verifiers.models.local_gguf import DEFAULT_LOCAL_MODEL, local_runtime_available
@@ -193,6 +194,8 @@ from security_verifiers.tracking import track  # noqa: E402
 app.command("report")(report)
 app.command("gate")(gate)
 app.command("scoreboard")(scoreboard)
+app.add_typer(data_app, name="data")
+app.command("synth")(synth_command)
 app.command("track")(track)
 
 

@@ -14,17 +14,17 @@ import verifiers as vf
 from datasets import Dataset
 
 from sv_env_network_logs.baselines import baseline_policies
-from sv_env_network_logs.dataset import load_flows
+from sv_env_network_logs.data_pipeline import data_adapter
+from sv_env_network_logs.dataset import ENV_ID, load_flows
 from sv_env_network_logs.flows import LabeledFlow
 from sv_env_network_logs.prompts import SYSTEM_PROMPT, render_flow
 from sv_env_network_logs.rubric import ABSTAIN, LABELS, build_payoffs, build_rubric
 from sv_shared.parsers import JsonClassificationParser
 from sv_shared.rewards import RewardWeights, abstention_threshold
 
-ENV_ID = "sv-env-network-logs"
 STRUCTURED_OUTPUT_DEFAULT = True
 """Ask providers that support it for schema-constrained JSON unless the user opts out."""
-__all__ = ["ENV_ID", "baseline_policies", "load_environment", "to_rows"]
+__all__ = ["ENV_ID", "baseline_policies", "data_adapter", "load_environment", "to_rows"]
 
 
 def to_rows(items: list[LabeledFlow]) -> Dataset:
@@ -59,6 +59,7 @@ def load_environment(
     invalid_payoff: float | None = None,
     include_background: bool = False,
     strict: bool = True,
+    dataset: str | None = None,
     **_: Any,
 ) -> vf.SingleTurnEnv:
     """Build the E1 environment.
@@ -66,6 +67,8 @@ def load_environment(
     Args:
         source: "synthetic" (default, offline), "zeek", "hf-iot23", "cic-ids-2017", "unsw-nb15",
             "nsl-kdd" or "jsonl"; file sources read `path`.
+        dataset: a dataset built by `sv data build` — its directory, build name, or "latest"
+            (overrides source/path).
         split: "train", "dev", "test" or "all" — the evaluation split. Training uses "train".
         max_examples: keep only the first N evaluation examples (-1: all).
         seed: when given, shuffle the evaluation examples with it before `max_examples`.
@@ -74,6 +77,8 @@ def load_environment(
         cost_matrix: gold -> predicted -> cost of a wrong answer (default: missed attack 2,
             false alarm 1). correct_payoff / abstain_payoff / invalid_payoff: the other payoffs.
     """
+    if dataset:
+        source, path = "dataset", dataset
     items, info = load_flows(
         source, path=path, split=split, include_background=include_background, strict=strict
     )

@@ -26,11 +26,15 @@ from sv_env_network_logs.loaders import (
     load_unsw_nb15,
     load_zeek_labeled,
 )
+from sv_shared.data import grouped_split
+from sv_shared.data.store import DatasetStoreError, load_built_split
 
 DEFAULT_DATASET_SEED = 20261121
 DEFAULT_DATASET_SIZE = 3000
 SPLIT_NAMES = ("train", "dev", "test")
+ENV_ID = "sv-env-network-logs"
 SOURCES = ("synthetic", "zeek", "hf-iot23", "cic-ids-2017", "unsw-nb15", "nsl-kdd", "jsonl")
+"""Raw sources; ``source="dataset"`` reads a build of ``sv data build`` instead."""
 SYNTHETIC_LICENSE = "Apache-2.0 (generated)"
 
 __all__ = [
@@ -121,41 +125,15 @@ def split_flows(
     fractions: tuple[float, float, float] = (0.7, 0.15, 0.15),
     seed: int = DEFAULT_DATASET_SEED,
 ) -> dict[str, list[LabeledFlow]]:
-    """Grouped, stratified train/dev/test split (systematic sampling with a random start).
-
-    Each group is stratified by its majority (label, scenario). Within a stratum, groups are
-    ordered by ``sha256(seed, group)`` and laid end to end on [0, 1) in proportion to their
-    flow counts, shifted by a per-stratum offset derived from the seed; a group goes to the
-    split whose fraction interval contains its midpoint. So a group never spans two splits,
-    every stratum (hence every label) is split close to ``fractions``, small strata land in
-    each split with probability equal to its fraction, and the result depends only on the
-    set of items and the seed — never on list order. Items keep their input order per split.
-    """
-    if len(fractions) != 3 or any(f < 0 for f in fractions) or abs(sum(fractions) - 1) > 1e-6:
-        raise ValueError(f"fractions must be three non-negative numbers summing to 1: {fractions}")
-    members: dict[str, Counter[tuple[str, str]]] = {}
-    for item in items:
-        members.setdefault(item.group, Counter())[(item.label, item.scenario)] += 1
-    strata: dict[tuple[str, str], list[str]] = {}
-    for group, counts in members.items():
-        majority = max(counts, key=lambda key: (counts[key], key))
-        strata.setdefault(majority, []).append(group)
-    bounds = (fractions[0], fractions[0] + fractions[1])
-    assignment: dict[str, str] = {}
-    for stratum, groups in strata.items():
-        groups.sort(key=lambda g: (_unit(seed, "group", g), g))
-        total = sum(sum(members[g].values()) for g in groups)
-        position = _unit(seed, "stratum", *stratum) * total
-        for group in groups:
-            size = sum(members[group].values())
-            mid = ((position + size / 2) / total) % 1.0
-            position += size
-            index = 0 if mid < bounds[0] else 1 if mid < bounds[1] else 2
-            assignment[group] = SPLIT_NAMES[index]
-    out: dict[str, list[LabeledFlow]] = {name: [] for name in SPLIT_NAMES}
-    for item in items:
-        out[assignment[item.group]].append(item)
-    return out
+    """Grouped train/dev/test split, stratified by (label, scenario): see
+    :func:`sv_shared.data.grouped_split` (a session never spans two splits)."""
+    return grouped_split(
+        items,
+        group=lambda item: item.group,
+        stratum=lambda item: (item.label, item.scenario),
+        fractions=fractions,
+        seed=seed,
+    )
 
 
 # ---------------------------------------------------------------------------- JSONL
@@ -223,6 +201,27 @@ def _file_loader(source: str, include_background: bool) -> Callable[..., list[La
     }[source]
 
 
+def _load_built(ref: str, split: str, seed: int) -> tuple[list[LabeledFlow], DatasetInfo]:
+    """A split of a dataset built by `sv data build` (a path, a build name or ``latest``)."""
+    try:
+        built = load_built_split(ENV_ID, ref, split, LabeledFlow.model_validate)
+    except DatasetStoreError as exc:
+        raise DatasetError(str(exc)) from None
+    items = list(built.rows)
+    info = DatasetInfo(
+        source="dataset",
+        path=built.info["dataset"],
+        split=split,
+        n=len(items),
+        content_hash=content_hash(items),
+        revision=built.info["content_hash"],
+        label_counts=label_counts(items),
+        license=built.info["license"],
+        seed=seed,
+    )
+    return items, info
+
+
 def load_flows(
     source: str = "synthetic",
     *,
@@ -235,12 +234,17 @@ def load_flows(
 ) -> tuple[list[LabeledFlow], DatasetInfo]:
     """Load ``split`` ("train", "dev", "test" or "all") of a source.
 
-    ``seed`` seeds the grouped split (and, for "synthetic", the generator; ``size`` is the
-    synthetic dataset size). ``path`` is required for file sources; for "hf-iot23" it defaults
-    to the Hub id ``19kmunz/iot-23-preprocessed`` (a local file or directory also works).
+    ``source="dataset"`` reads a build of ``sv data build``: ``path`` is its directory, its
+    build name or ``latest`` (the default). ``seed`` seeds the grouped split (and, for
+    "synthetic", the generator; ``size`` is the synthetic dataset size). ``path`` is required
+    for file sources; for "hf-iot23" it defaults to the Hub id ``19kmunz/iot-23-preprocessed``
+    (a local file or directory also works).
     """
+    if source == "dataset":
+        return _load_built(path or "latest", split, seed)
     if source not in SOURCES:
-        raise DatasetError(f"unknown source {source!r}; valid sources: {', '.join(SOURCES)}")
+        valid = ", ".join((*SOURCES, "dataset"))
+        raise DatasetError(f"unknown source {source!r}; valid sources: {valid}")
     if split not in (*SPLIT_NAMES, "all"):
         raise DatasetError(f"unknown split {split!r}; valid splits: train, dev, test, all")
     stats = LoadStats()

@@ -1,0 +1,1 @@
+"""Dataset building, validation, statistics and synthetic data (`sv data`, `sv synth`)."""
