@@ -12,6 +12,8 @@ import random
 import re
 from typing import Any
 
+from pydantic import ValidationError
+
 from sv_env_network_logs.dataset import ENV_ID, SOURCES, load_flows
 from sv_env_network_logs.flows import Flow, LabeledFlow
 from sv_env_network_logs.generator import (
@@ -22,6 +24,7 @@ from sv_env_network_logs.generator import (
     generate_flows,
 )
 from sv_env_network_logs.heuristic import heuristic_predict
+from sv_env_network_logs.loaders import describe_validation_error
 from sv_env_network_logs.prompts import RENDER_FIELDS, parse_rendered_flow, render_flow
 from sv_env_network_logs.rubric import LABELS
 from sv_shared.data import (
@@ -35,7 +38,7 @@ from sv_shared.data import (
 )
 
 ORACLE_VERSION = "heuristic-v1"
-SYNTH_EXAMPLES_PER_TEMPLATE = 2
+SYNTH_EXAMPLES_PER_TEMPLATE = 1
 _KEYS = dict(RENDER_FIELDS)
 _LINE = re.compile(r"^\s*[-*]?\s*`?([a-z_.]+)`?\s*[:=]\s*(.+?)\s*,?\s*$")
 
@@ -96,9 +99,10 @@ def synth_seeds(seed: int) -> list[SynthSeed]:
             },
             {
                 "role": "user",
-                "content": f"Scenario: {kind} traffic, {activity}.\n\nExamples:\n\n{shown}\n\n"
-                "Write one new, different record for this scenario (new addresses, ports, "
-                "timestamps and byte counts that fit the activity).",
+                "content": f"Scenario: {kind} traffic, {activity}.\n\nExample:\n\n{shown}\n\n"
+                "Write one new record for this scenario in exactly this format: change the "
+                "addresses, ports, timestamp, uid and byte counts to new values that fit the "
+                "activity. Start your reply with ```zeek-conn",
             },
         ]
         seeds.append(
@@ -130,8 +134,8 @@ def parse_candidate_flow(text: str) -> Flow:
         raise Rejected("schema", "no zeek-conn record with id.orig_h, id.resp_h and proto")
     try:
         return Flow(**fields)
-    except ValueError as exc:  # pydantic ValidationError included
-        raise Rejected("schema", f"invalid flow: {str(exc).splitlines()[-1].strip()}") from None
+    except ValidationError as exc:
+        raise Rejected("schema", f"invalid flow: {describe_validation_error(exc)}") from None
 
 
 def synth_parse(template: SynthSeed, completion: str, row_id: str) -> LabeledFlow:

@@ -12,7 +12,7 @@ from security_verifiers.data.fingerprint import DEFAULT_NEAR_DUP_THRESHOLD
 from security_verifiers.data.summaries import split_summary
 from sv_shared.data import DataAdapter, Facets
 from sv_shared.data.splits import SPLIT_NAMES
-from sv_shared.data.store import DatasetStoreError, file_sha256, read_jsonl_rows
+from sv_shared.data.store import DatasetStoreError, file_sha256, read_jsonl_rows, read_metadata
 
 
 @dataclass
@@ -47,9 +47,16 @@ def _read_splits(build: Path, adapter: DataAdapter, check: BuildCheck, metadata:
             check.problems.append(f"{path}: {len(check.rows[name])} rows, metadata says {n}")
 
 
-def validate_build(build: Path) -> BuildCheck:
-    """Schema, hashes, counts, unique ids, disjoint groups and contamination of a build."""
-    adapter, metadata = adapter_for_build(build)
+def _adapter(build: Path, adapter: DataAdapter | None) -> tuple[DataAdapter, dict[str, Any]]:
+    if adapter is None:
+        return adapter_for_build(build)
+    return adapter, read_metadata(build)
+
+
+def validate_build(build: Path, adapter: DataAdapter | None = None) -> BuildCheck:
+    """Schema, hashes, counts, unique ids, disjoint groups and contamination of a build
+    (the adapter defaults to the one of the environment named in its metadata)."""
+    adapter, metadata = _adapter(build, adapter)
     check = BuildCheck(build=build)
     _read_splits(build, adapter, check, metadata)
     seen: dict[str, str] = {}
@@ -76,9 +83,9 @@ def facets_by_split(adapter: DataAdapter, rows: dict[str, list[Any]]) -> dict[st
     return {name: [adapter.facets(r) for r in part] for name, part in rows.items()}
 
 
-def build_stats(build: Path) -> dict[str, Any]:
+def build_stats(build: Path, adapter: DataAdapter | None = None) -> dict[str, Any]:
     """Label balance, scenario coverage and lengths per split, recomputed from the files."""
-    adapter, metadata = adapter_for_build(build)
+    adapter, metadata = _adapter(build, adapter)
     check = BuildCheck(build=build)
     _read_splits(build, adapter, check, metadata)
     if check.problems and not check.rows:

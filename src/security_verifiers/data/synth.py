@@ -1,9 +1,10 @@
 """`sv synth`: grow an environment's data with model-written candidates its verifiers label.
 
 The recipe is the same for every environment: seed templates → candidates sampled across a
-temperature sweep → schema validation → labels from the environment's own verifiers →
-rejection of unverifiable items, duplicates and anything that overlaps the evaluation splits →
-a 5% spot-check sample for humans. Everything lands in ``outputs/synth/<env>/<run>/``:
+temperature sweep → schema validation → rejection of duplicates (of earlier candidates, of the
+templates' examples, of a built dataset — overlap with its dev/test splits is contamination) →
+labels from the environment's own verifiers, rejecting what they cannot verify → a 5%
+spot-check sample for humans. Everything lands in ``outputs/synth/<env>/<run>/``:
 ``candidates.jsonl`` (every candidate and its fate, appended as it happens, so an interrupted
 run resumes), ``accepted.jsonl`` (rows in the environment's schema), ``spot_check.jsonl`` and
 ``metadata.json``.
@@ -120,7 +121,7 @@ def judge_candidate(
     candidate_id: str,
     gate: CandidateFilter,
 ) -> tuple[Any | None, str, str]:
-    """(row or None, stage, reason): schema → verifier label → dedup/contamination."""
+    """(row or None, stage, reason): schema → dedup/contamination → verifier label."""
     try:
         row = recipe.parse(template, completion, candidate_id)
         row = adapter.from_json(json.loads(json.dumps(adapter.to_json(row))))
@@ -128,13 +129,13 @@ def judge_candidate(
         return None, exc.stage, exc.reason
     except ValueError as exc:  # pydantic ValidationError included
         return None, "schema", str(exc).splitlines()[0]
+    problem = gate.check(row)  # before verifying: copies never cost a tool or sandbox run
+    if problem:
+        return None, "dedup", problem
     try:
         row = recipe.verify(template, row)
     except Rejected as exc:
         return None, exc.stage, exc.reason
-    problem = gate.check(row)
-    if problem:
-        return None, "dedup", problem
     return row, "accepted", ""
 
 
