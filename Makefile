@@ -18,7 +18,7 @@ ARGS ?=
 export HF_DATASETS_OFFLINE ?= 1
 export HF_HUB_OFFLINE ?= 1
 
-.PHONY: help setup sandbox-tools test test-all test-env lint format check eval-e1 eval-e2 eval-e3 eval-e4 eval-e5 eval-e6 tournament report scoreboard gate-golden golden bench clean
+.PHONY: data help setup sandbox-tools test test-all test-env lint format check eval-e1 eval-e2 eval-e3 eval-e4 eval-e5 eval-e6 tournament report scoreboard gate-golden golden bench clean
 
 help:
 	@echo "make setup | test | test-all | lint | format | check | test-env E=<name> | eval-e1 | eval-e2 | eval-e3 | eval-e4 | eval-e5 | eval-e6 | tournament | report | scoreboard | golden | bench | clean"
@@ -55,6 +55,10 @@ sandbox-tools:
 
 test:
 	$(PY) -m pytest -q -m "not slow"
+
+# Every environment's default dataset under outputs/datasets/<env>/<date>/ (validated, split).
+data:
+	for env in e1 e2 e3 e4 e5 e6; do $(BIN)/sv data build $$env --seed $(SEED) || exit 1; done
 
 test-all:
 	$(PY) -m pytest -q
