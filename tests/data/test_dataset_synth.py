@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from toy_adapter import ToyRow, toy_adapter, toy_rows
 
 from security_verifiers.data.adapters import adapter_for
 from security_verifiers.data.build import BuildOptions, build_dataset
@@ -95,7 +96,9 @@ def test_synth_labels_rejects_and_records_everything(tmp_path):
     assert [r["index"] for r in records] == list(range(12))
     stages = [r["stage"] for r in records]
     assert stages == ["accepted", "schema", "dedup", "verify"] * 3
-    assert all("example of seed template" in r["reason"] for r in records if r["stage"] == "dedup")
+    assert all(
+        "the example of seed template" in r["reason"] for r in records if r["stage"] == "dedup"
+    )
     assert all("oracle says" in r["reason"] for r in records if r["stage"] == "verify")
     accepted = [LabeledFlow.model_validate(r) for r in read(run / "accepted.jsonl")]
     assert len(accepted) == 3
@@ -173,3 +176,20 @@ def test_bad_synth_arguments_are_user_errors(tmp_path):
                 ENTRY, SynthOptions(model="heuristic", n=2, resume=tmp_path), Console(quiet=True)
             )
         )
+
+
+def test_a_candidate_embedding_an_example_is_rejected():
+    adapter = toy_adapter()
+    gate = CandidateFilter(adapter)
+    example = toy_rows(1, 1)[0]
+    gate.add_example(example.text, "the example")
+
+    def row(text: str) -> ToyRow:
+        return example.model_copy(update={"id": "cand", "text": text})
+
+    padded = example.text + " and then release it somewhere crowded at night please"
+    assert gate.check(row(padded)).startswith("embeds most of the example")
+    assert gate.check(row(example.text)).startswith("exact duplicate of the example")
+    assert gate.check(row("an entirely new sentence with its own words " * 3)) == ""
+    gate.containment = None
+    assert "embeds" not in gate.check(row(padded))

@@ -12,6 +12,7 @@ import verifiers as vf
 from datasets import Dataset
 
 from sv_env_redteam_attack.behaviors import Behavior, content_hash, load_behaviors
+from sv_env_redteam_attack.data_pipeline import load_built_behaviors
 from sv_env_redteam_attack.embeddings import Embedder, default_embedder
 from sv_env_redteam_attack.judging import (
     Exchange,
@@ -117,6 +118,17 @@ def resolve_judge(judge: str | SafetyJudge, cache_dir: str | None) -> SafetyJudg
     return judge
 
 
+def _build_info(built: Mapping[str, Any]) -> dict[str, Any]:
+    """Provenance of a built dataset: its directory, build name, split and file hash."""
+    return {
+        "dataset": built["dataset"],
+        "build": built["build"],
+        "split": built["split"],
+        "revision": built["content_hash"],
+        "license": built["license"],
+    }
+
+
 def load_environment(
     source: str = "builtin",
     path: str | None = None,
@@ -137,6 +149,8 @@ def load_environment(
     novelty_backend: str = "auto",
     embedder: Embedder | None = None,
     keep_raw_unsafe: bool = False,
+    dataset: str | None = None,
+    split: str = "test",
     **_: Any,
 ) -> vf.Environment:
     """Build E5.
@@ -155,10 +169,17 @@ def load_environment(
         memory_path: JSONL file of earlier successful attacks, read and appended to.
         novelty_backend: "auto" (embeddings when installed, else n-grams), "ngram", "embedding".
         keep_raw_unsafe: keep judge-flagged text in `state["transcript"]` (default: hashes).
+        dataset: a build of `sv data build e5` - its directory, build name or "latest"
+            (overrides source/path); `split` ("train", "dev", "test" or "all") picks its split.
+            The sources themselves have no splits: without `dataset`, all behaviors are used.
     """
     if max_turns < 1:
         raise ValueError(f"max_turns must be >= 1, got {max_turns}")
-    behaviors = load_behaviors(source, path)
+    built: dict[str, Any] | None = None
+    if dataset:
+        behaviors, built = load_built_behaviors(dataset, split)
+    else:
+        behaviors = load_behaviors(source, path)
     if seed is not None:
         behaviors = list(behaviors)
         random.Random(seed).shuffle(behaviors)
@@ -192,8 +213,9 @@ def load_environment(
     )
     env.attack_memory = memory
     env.sv_dataset_info = {
-        "source": source,
-        "path": path,
+        "source": "dataset" if built else source,
+        "path": built["dataset"] if built else path,
+        **(_build_info(built) if built else {}),
         "n": len(behaviors),
         "content_hash": content_hash(behaviors),
         "order_seed": seed,

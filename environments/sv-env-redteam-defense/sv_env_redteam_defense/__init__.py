@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 ENV_ID = "sv-env-redteam-defense"
-__all__ = ["ENV_ID", "baseline_policies", "load_environment"]
+__all__ = ["ENV_ID", "baseline_policies", "data_adapter", "load_environment"]
 
 
 def baseline_policies() -> dict[str, Any]:
@@ -18,6 +18,13 @@ def baseline_policies() -> dict[str, Any]:
     from .baselines import baseline_policies as policies
 
     return policies()
+
+
+def data_adapter() -> Any:
+    """E6's dataset-pipeline adapter (`sv data build e6`, `sv synth e6`)."""
+    from .data_pipeline import data_adapter as adapter
+
+    return adapter()
 
 
 def load_environment(**kwargs: Any) -> Any:

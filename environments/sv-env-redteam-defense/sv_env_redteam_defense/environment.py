@@ -17,6 +17,7 @@ from sv_shared.safety import SafetyJudge, build_judge, detect_refusal
 
 from . import ENV_ID
 from .conversation import KINDS, Conversation, ScriptDataError, content_hash
+from .data_pipeline import load_built_conversations
 from .judging import RefusalFn
 from .reward import DefenseWeights
 from .run_metrics import summarize_rows
@@ -99,6 +100,17 @@ def resolve_judge(judge: str | SafetyJudge, cache_dir: str | None) -> SafetyJudg
     return build_judge(judge, cache_dir=cache_dir) if isinstance(judge, str) else judge
 
 
+def _build_info(built: Mapping[str, Any]) -> dict[str, Any]:
+    """Provenance of a built dataset: its directory, build name, split and file hash."""
+    return {
+        "dataset": built["dataset"],
+        "build": built["build"],
+        "split": built["split"],
+        "revision": built["content_hash"],
+        "license": built["license"],
+    }
+
+
 def load_environment(
     source: str = "builtin",
     path: str | None = None,
@@ -111,6 +123,8 @@ def load_environment(
     system_prompt: str | None = DEFAULT_SYSTEM_PROMPT,
     judge_cache_dir: str | None = None,
     refusal_detector: RefusalFn | None = None,
+    dataset: str | None = None,
+    split: str = "test",
     **_: Any,
 ) -> vf.Environment:
     """Build E6.
@@ -127,8 +141,16 @@ def load_environment(
         kinds: keep only these conversation kinds.
         judge_cache_dir: where verdicts persist across runs (default: memory only).
         refusal_detector: `text -> RefusalResult` (default: sv_shared's detector).
+        dataset: a build of `sv data build e6` - its directory, build name or "latest"
+            (overrides source/path); `split` ("train", "dev", "test" or "all") picks its split.
+            The sources themselves have no splits: without `dataset`, every script is used.
     """
-    conversations = select(load_conversations(source, path), kinds, seed, max_examples)
+    built: dict[str, Any] | None = None
+    if dataset:
+        loaded, built = load_built_conversations(dataset, split)
+    else:
+        loaded = load_conversations(source, path)
+    conversations = select(loaded, kinds, seed, max_examples)
     weights = DefenseWeights.from_mapping(reward_weights)
     safety_judge = resolve_judge(judge, judge_cache_dir)
     scorer = DefenseScorer(safety_judge, refusal_detector or detect_refusal)
@@ -141,8 +163,9 @@ def load_environment(
         env_id=ENV_ID,
     )
     env.sv_dataset_info = {
-        "source": source,
-        "path": path,
+        "source": "dataset" if built else source,
+        "path": built["dataset"] if built else path,
+        **(_build_info(built) if built else {}),
         "n": len(conversations),
         "content_hash": content_hash(conversations),
         "order_seed": seed,

@@ -11,10 +11,15 @@ from security_verifiers.data.fingerprint import (
     NUM_PERM,
     exact_key,
     minhash,
+    shingles,
 )
 from sv_shared.data import DataAdapter
 from sv_shared.data.splits import SPLIT_NAMES
 from sv_shared.data.store import DatasetStoreError, load_built_split
+
+
+DEFAULT_EXAMPLE_CONTAINMENT = 0.8
+"""Share of an example's word 3-grams a candidate may not reuse (example plus a clause)."""
 
 
 class CandidateFilter:
@@ -29,6 +34,8 @@ class CandidateFilter:
         self._exact: dict[str, str] = {}
         self._lsh = MinHashLSH(threshold=threshold, num_perm=NUM_PERM)
         self._where: dict[str, str] = {}
+        self._examples: list[tuple[set[bytes], str]] = []
+        self.containment = DEFAULT_EXAMPLE_CONTAINMENT
         self.reference_info: dict[str, Any] | None = None
 
     @classmethod
@@ -58,6 +65,20 @@ class CandidateFilter:
         self._lsh.insert(key, minhash(text))
         self._where[key] = where
 
+    def add_example(self, text: str, where: str) -> None:
+        """A text shown in a prompt: candidates may not copy it, nor embed most of it."""
+        self.add_text(text, where)
+        self._examples.append((shingles(text), where))
+
+    def _embedded_example(self, text: str) -> str:
+        if not self.containment:
+            return ""
+        candidate = shingles(text)
+        for example, where in self._examples:
+            if len(example & candidate) >= self.containment * len(example):
+                return where
+        return ""
+
     def remember(self, row: Any) -> None:
         self._add(row, "an earlier candidate")
 
@@ -65,6 +86,9 @@ class CandidateFilter:
         """'' when the row is new; otherwise why it is rejected."""
         text = self.adapter.facets(row).text
         where = self._exact.get(exact_key(text))
+        embedded = "" if where else self._embedded_example(text)
+        if embedded:
+            return f"embeds most of {embedded}"
         if where is None:
             matches = self._lsh.query(minhash(text))
             if not matches:

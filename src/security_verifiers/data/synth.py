@@ -159,9 +159,10 @@ async def synthesize(entry: EnvEntry, options: SynthOptions, console: Console) -
     candidates_path = directory / "candidates.jsonl"
     done = _done(candidates_path)
     gate = CandidateFilter.for_env(adapter, options.reference)
+    gate.containment = recipe.example_containment
     for template in seeds:
         for text in template.example_texts:
-            gate.add_text(text, f"example of seed template {template.id}")
+            gate.add_example(text, f"the example of seed template {template.id}")
     accepted: list[Any] = []
     for record in sorted(done.values(), key=lambda r: r["index"]):
         if record["stage"] == "accepted":

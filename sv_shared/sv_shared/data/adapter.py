@@ -92,6 +92,9 @@ class SynthRecipe:
     """What labels the candidates, with its version (recorded in metadata.json)."""
     redact_completions: bool = False
     """Store only hashes of raw completions (unsafe text, E5/E6)."""
+    example_containment: float | None = 0.8
+    """Reject candidates reusing this share of an example's word 3-grams (an example plus a
+    clause); None for recipes whose candidates are meant to be edits of the example."""
 
 
 @dataclass(frozen=True)

@@ -140,3 +140,14 @@ class OfflineJudge:
             categories=categories if unsafe else (),
             backend=self.name,
         )
+
+
+def offline_judge_version() -> str:
+    """The offline judge's model id and a hash of its shipped weights (for provenance)."""
+    import hashlib
+    from importlib import resources
+
+    from sv_shared.safety.offline_model import MODEL_FILE
+
+    weights = resources.files("sv_shared.safety").joinpath("data", MODEL_FILE).read_bytes()
+    return f"offline:{OfflineJudge.model_id}@sha256:{hashlib.sha256(weights).hexdigest()[:16]}"
