@@ -17,7 +17,6 @@ from sv_shared.data import DataAdapter
 from sv_shared.data.splits import SPLIT_NAMES
 from sv_shared.data.store import DatasetStoreError, load_built_split
 
-
 DEFAULT_EXAMPLE_CONTAINMENT = 0.8
 """Share of an example's word 3-grams a candidate may not reuse (example plus a clause)."""
 
