@@ -6,6 +6,7 @@ patch that is verified by re-running every tool.
 """
 
 from sv_env_config_verification.baselines import baseline_policies
+from sv_env_config_verification.data_pipeline import data_adapter
 from sv_env_config_verification.environment import ENV_ID, load_environment
 
-__all__ = ["ENV_ID", "baseline_policies", "load_environment"]
+__all__ = ["ENV_ID", "baseline_policies", "data_adapter", "load_environment"]

@@ -24,6 +24,9 @@ Sources of :func:`load_items`:
   (``k8s``/``kubernetes``/``yaml`` or ``terraform``/``tf``/``hcl``), else from the name's
   extension, else from the content. Override with ``columns={"text": ..., "name": ...}``.
 
+A dataset built by ``sv data build`` is read with :func:`load_built` (a build directory, a
+build name or ``latest``).
+
 Files and rows are validated (size, UTF-8 text, no NUL bytes, parse) and a failure raises
 :class:`DatasetError` naming the file or row (``strict=False`` skips it instead).
 """
@@ -55,11 +58,13 @@ from sv_env_config_verification.mutations import (
     random_mutation,
     supported_ids,
 )
+from sv_shared.data.store import DatasetStoreError, load_built_split
 
 __all__ = [
     "CORPUS_DIR",
     "DEFAULT_N",
     "DEFAULT_SEED",
+    "ENV_ID",
     "SOURCES",
     "SPLITS",
     "ConfigItem",
@@ -70,9 +75,11 @@ __all__ = [
     "content_hash",
     "finding_dict",
     "load_bases",
+    "load_built",
     "load_items",
 ]
 
+ENV_ID = "sv-env-config-verification"
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
 DEFAULT_SEED = 20261121
 DEFAULT_N = 400
@@ -541,3 +548,13 @@ def load_items(
             )
         )
     return items
+
+
+def load_built(ref: str, split: str = "test") -> tuple[list[ConfigItem], dict[str, Any]]:
+    """Items of one split of a dataset built by `sv data build`, and its provenance
+    (``dataset``, ``build``, ``content_hash`` of the split file, ``license``, ...)."""
+    try:
+        built = load_built_split(ENV_ID, ref, split, ConfigItem.model_validate)
+    except DatasetStoreError as exc:
+        raise DatasetError(str(exc)) from None
+    return list(built.rows), dict(built.info)

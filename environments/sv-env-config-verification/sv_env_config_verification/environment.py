@@ -14,7 +14,13 @@ import verifiers as vf
 from datasets import Dataset
 
 from sv_env_config_verification.canonical import CATALOGUE
-from sv_env_config_verification.dataset import ConfigItem, content_hash, load_items
+from sv_env_config_verification.dataset import (
+    ENV_ID,
+    ConfigItem,
+    content_hash,
+    load_built,
+    load_items,
+)
 from sv_env_config_verification.model_tools import EPISODE_ARG, MODEL_TOOLS
 from sv_env_config_verification.oracle import tool_versions
 from sv_env_config_verification.prompts import render_config, system_prompt
@@ -24,8 +30,6 @@ from sv_env_config_verification.schema import answer_json_schema
 from sv_env_config_verification.scoring import REWARD_COMPONENTS, AuditParser, build_rubric
 from sv_shared.episode_tools import EpisodeToolEnv
 from sv_shared.rewards import weights_dataclass
-
-ENV_ID = "sv-env-config-verification"
 
 
 def to_rows(items: Sequence[ConfigItem]) -> Dataset:
@@ -61,6 +65,20 @@ def weights_from(mapping: Mapping[str, float] | None) -> AuditWeights:
     return weights_dataclass(AuditWeights, mapping)
 
 
+def _build_provenance(built: Mapping[str, Any]) -> dict[str, Any]:
+    """What identifies the build a dataset= environment reads (empty for other sources)."""
+    if not built:
+        return {}
+    return {
+        "dataset": built["dataset"],
+        "build": built["build"],
+        "revision": built["content_hash"],
+        "n_in_split": built["n"],
+        "built_from": built.get("built_from", []),
+        "license": built.get("license", ""),
+    }
+
+
 def load_environment(
     split: str = "test",
     source: str = "builtin",
@@ -71,6 +89,7 @@ def load_environment(
     max_turns: int = 6,
     reward_weights: Mapping[str, float] | None = None,
     scan_cache_dir: str | None = None,
+    dataset: str | None = None,
     **_: Any,
 ) -> vf.Environment:
     """Build E2.
@@ -85,8 +104,15 @@ def load_environment(
         scan_cache_dir: where labelling scans are kept across processes (default:
             $SV_E2_SCAN_CACHE_DIR, else ~/.cache/security-verifiers/e2-scans); entries are
             keyed by tool, tool version, rules hash and content hash.
+        dataset: a dataset built by `sv data build` — its directory, build name or "latest"
+            (overrides source/path; its rows carry their oracle labels, nothing is scanned).
     """
-    items = load_items(split, source, path, cache_dir=scan_cache_dir or default_scan_cache_dir())
+    built: dict[str, Any] = {}
+    if dataset:
+        items, built = load_built(dataset, split)
+    else:
+        cache_dir = scan_cache_dir or default_scan_cache_dir()
+        items = load_items(split, source, path, cache_dir=cache_dir)
     if seed is not None:
         items = list(items)
         random.Random(seed).shuffle(items)
@@ -109,14 +135,14 @@ def load_environment(
         else vf.SingleTurnEnv(**common)
     )
     env.sv_dataset_info = {
-        "source": source,
-        "path": path,
+        "source": "dataset" if dataset else source,
+        "path": built.get("dataset", path),
         "split": split,
         "n": len(items),
         "content_hash": content_hash(items),
         "order_seed": seed,
         "include_tools": include_tools,
-    }
+    } | _build_provenance(built)
     component_weights = {name: getattr(weights, name) for name in REWARD_COMPONENTS}
     env.sv_reward_config = {
         "weights": component_weights,

@@ -7,12 +7,15 @@ calibrated confidence and evidence that is checked against the email.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import verifiers as vf
 
+if TYPE_CHECKING:
+    from sv_shared.data import DataAdapter
+
 ENV_ID = "sv-env-phishing-detection"
-__all__ = ["ENV_ID", "baseline_policies", "load_environment"]
+__all__ = ["ENV_ID", "baseline_policies", "data_adapter", "load_environment"]
 
 
 def baseline_policies() -> dict[str, Any]:
@@ -20,6 +23,13 @@ def baseline_policies() -> dict[str, Any]:
     from .baselines import baseline_policies as policies
 
     return policies()
+
+
+def data_adapter() -> DataAdapter:
+    """What `sv data build` / `sv synth` need to know about E4's rows (see `data_pipeline`)."""
+    from .data_pipeline import data_adapter as adapter
+
+    return adapter()
 
 
 def load_environment(**kwargs: Any) -> vf.Environment:
@@ -30,6 +40,9 @@ def load_environment(**kwargs: Any) -> vf.Environment:
             folder with the Nazario and Enron samples), "nazario", "enron", "zefang-liu",
             "ealvaradob" (hub id or local file in `path`), "mbox" (with `label`), "csv"
             (`text_column`, `label_column`) or "jsonl" (EmailRecord rows).
+        dataset: a dataset built by `sv data build` — its directory, build name or "latest"
+            (overrides source/path; split may be "train", "dev", "test" or "all"). Each row
+            is shown like its source would be (comparable view for cross-corpus sources).
         split: "train", "dev", "test" or "all" for synthetic; other sources load every row.
         max_examples / seed: keep the first N examples after shuffling with `seed`.
         reward_weights: partial mapping over decision / calibration / evidence / format.

@@ -20,7 +20,13 @@ from .render import comparable_view, render_email
 from .reward import TriageWeights, default_payoffs
 from .run_metrics import summarize_rows
 from .scoring import build_rubric
-from .sources import CROSS_CORPUS_SOURCES, load_records, records_hash
+from .sources import (
+    CROSS_CORPUS_SOURCES,
+    load_built,
+    load_records,
+    records_hash,
+    renders_comparable,
+)
 from .url_tool import make_lookup_url
 
 
@@ -46,8 +52,22 @@ def episode(record: EmailRecord, comparable: bool) -> dict[str, Any]:
     }
 
 
-def to_rows(records: Sequence[EmailRecord], comparable: bool) -> Dataset:
-    return Dataset.from_list([episode(record, comparable) for record in records])
+def to_rows(records: Sequence[EmailRecord], comparable: bool | None) -> Dataset:
+    """Episodes; ``comparable=None`` decides per record by its source (built datasets)."""
+    return Dataset.from_list(
+        [
+            episode(record, renders_comparable(record) if comparable is None else comparable)
+            for record in records
+        ]
+    )
+
+
+def _view_mode(records: Sequence[EmailRecord], comparable: bool | None) -> bool | str:
+    """What `sv_dataset_info` records as the view: a flag, or "per-source" when mixed."""
+    if comparable is not None:
+        return comparable
+    modes = {renders_comparable(record) for record in records}
+    return modes.pop() if len(modes) == 1 else "per-source"
 
 
 def build_env(
@@ -67,15 +87,22 @@ def build_env(
     label: str | None = None,
     text_column: str = "text",
     label_column: str = "label",
+    dataset: str | None = None,
 ) -> vf.Environment:
-    records = load_records(source, path=path, split=split, label=label,
-                           text_column=text_column, label_column=label_column)  # fmt: skip
+    built: dict[str, Any] | None = None
+    if dataset:
+        records, built = load_built(dataset, split)
+    else:
+        records = load_records(source, path=path, split=split, label=label,
+                               text_column=text_column, label_column=label_column)  # fmt: skip
     if seed is not None:
         records = list(records)
         random.Random(seed).shuffle(records)
     if max_examples is not None and max_examples > 0:
         records = records[:max_examples]
-    cross_corpus = source in CROSS_CORPUS_SOURCES if comparable is None else comparable
+    cross_corpus: bool | None = comparable
+    if built is None and comparable is None:
+        cross_corpus = source in CROSS_CORPUS_SOURCES
     weights = TriageWeights.from_mapping(reward_weights)
     payoffs = default_payoffs(missed_phish_cost, false_alarm_cost, abstain_payoff)
     parser = TriageParser()
@@ -98,9 +125,19 @@ def build_env(
         "n": len(records),
         "content_hash": records_hash(records),
         "order_seed": seed,
-        "comparable_view": cross_corpus,
+        "comparable_view": _view_mode(records, cross_corpus),
         "include_tools": include_tools,
     }
+    if built is not None:
+        env.sv_dataset_info |= {
+            "source": "dataset",
+            "path": built["dataset"],
+            "dataset": built["dataset"],
+            "build": built["build"],
+            "split_sha256": built["content_hash"],
+            "built_from": built["built_from"],
+            "license": built["license"],
+        }
     env.sv_labels = parser.allowed_labels
     env.sv_payoffs = payoffs
     env.sv_reward_config = {

@@ -2,6 +2,7 @@
 
 Only the synthetic corpus has train/dev/test splits; file and hub sources are loaded whole
 (split "test" or "all"), since their own splits are the user's business (`sv data build`).
+A dataset built by `sv data build` is read with :func:`load_built` (all four splits).
 """
 
 from __future__ import annotations
@@ -9,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
-from . import loaders
+from . import ENV_ID, loaders
 from .records import EmailRecord
 
 SOURCES = ("synthetic", "realdata", "nazario", "enron", "zefang-liu", "ealvaradob", "mbox",
@@ -21,6 +23,25 @@ CROSS_CORPUS_SOURCES = frozenset({"realdata", "nazario", "enron"})
 
 class SourceError(ValueError):
     """A bad source / path / split combination, in words for the user."""
+
+
+def renders_comparable(record: EmailRecord) -> bool:
+    """Whether ``record`` is shown in the comparable view by default (cross-corpus sources)."""
+    return record.source in CROSS_CORPUS_SOURCES
+
+
+def load_built(ref: str, split: str = "test") -> tuple[list[EmailRecord], dict[str, Any]]:
+    """One split ("train", "dev", "test" or "all") of a `sv data build` dataset and its
+    provenance; ``ref`` is the build's directory, its name or ``latest``."""
+    from pydantic import TypeAdapter
+
+    from sv_shared.data.store import DatasetStoreError, load_built_split
+
+    try:
+        built = load_built_split(ENV_ID, ref, split, TypeAdapter(EmailRecord).validate_python)
+    except DatasetStoreError as exc:
+        raise SourceError(f"dataset={ref!r}: {exc}") from None
+    return list(built.rows), built.info
 
 
 def _need_path(source: str, path: str | None) -> Path:

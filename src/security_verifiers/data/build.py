@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,7 +21,7 @@ from security_verifiers.data.rows_io import write_jsonl
 from security_verifiers.data.summaries import split_summary
 from security_verifiers.errors import UserError
 from security_verifiers.evaluation.provenance import git_state, package_versions
-from sv_shared.data import DataAdapter, SourceData, SourceRequest, grouped_split
+from sv_shared.data import DataAdapter, Facets, SourceData, SourceRequest, grouped_split
 from sv_shared.data.splits import SPLIT_NAMES, check_fractions
 from sv_shared.data.store import (
     DatasetStoreError,
@@ -82,6 +82,20 @@ def validate_rows(adapter: DataAdapter, rows: Sequence[Any]) -> tuple[list[Any],
     return valid, report
 
 
+def _memoized_facets(adapter: DataAdapter) -> Callable[[Any], Facets]:
+    """``adapter.facets`` computed once per row object (rendering can be costly)."""
+    cache: dict[int, tuple[Any, Facets]] = {}
+
+    def facets_of(row: Any) -> Facets:
+        hit = cache.get(id(row))
+        if hit is None or hit[0] is not row:
+            hit = (row, adapter.facets(row))
+            cache[id(row)] = hit
+        return hit[1]
+
+    return facets_of
+
+
 def schema_fingerprint(adapter: DataAdapter) -> dict[str, str]:
     schema = adapter.schema().json_schema(mode="serialization")
     blob = json.dumps(schema, sort_keys=True).encode()
@@ -131,8 +145,9 @@ def build_dataset(adapter: DataAdapter, options: BuildOptions) -> Path:
     rows, validation = validate_rows(adapter, [row for data in sources for row in data.rows])
     if not rows:
         raise UserError(f"{adapter.env_id}: the sources produced no valid rows")
+    facets_of = _memoized_facets(adapter)
     rows, dedup = deduplicate(
-        rows, adapter.facets, lambda r: row_id(adapter, r), threshold=options.near_dup_threshold
+        rows, facets_of, lambda r: row_id(adapter, r), threshold=options.near_dup_threshold
     )
     for index, removed_id, reason in dedup.removed:
         validation.rejected.append(
@@ -140,16 +155,16 @@ def build_dataset(adapter: DataAdapter, options: BuildOptions) -> Path:
         )
     splits = grouped_split(
         rows,
-        group=lambda r: adapter.facets(r).group,
-        stratum=lambda r: (adapter.facets(r).label, adapter.facets(r).scenario),
+        group=lambda r: facets_of(r).group,
+        stratum=lambda r: (facets_of(r).label, facets_of(r).scenario),
         fractions=fractions,
         seed=options.request.seed,
     )
+    facets = {name: [facets_of(r) for r in part] for name, part in splits.items()}
     if adapter.assign_split is not None:
         splits = {
             name: [adapter.assign_split(r, name) for r in part] for name, part in splits.items()
         }
-    facets = {name: [adapter.facets(r) for r in part] for name, part in splits.items()}
     contamination = split_contamination(
         facets, threshold=options.near_dup_threshold or DEFAULT_NEAR_DUP_THRESHOLD
     )

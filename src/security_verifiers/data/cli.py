@@ -29,6 +29,13 @@ def _options(pairs: list[str]) -> dict[str, str]:
     return out
 
 
+def _resolved(path: str | None) -> str | None:
+    """Local paths are recorded absolute (provenance must make sense from anywhere)."""
+    if path and Path(path).expanduser().exists():
+        return str(Path(path).expanduser().resolve())
+    return path
+
+
 def _fractions(text: str) -> tuple[float, float, float]:
     try:
         parts = tuple(float(x) for x in text.split(","))
@@ -71,7 +78,7 @@ def build_command(
     adapter = adapter_for(resolve_env(env))
     options = BuildOptions(
         source=source,
-        request=SourceRequest(path=path, seed=seed, options=_options(option)),
+        request=SourceRequest(path=_resolved(path), seed=seed, options=_options(option)),
         fractions=_fractions(split),
         near_dup_threshold=near_dup or None,
         root=out,
@@ -199,6 +206,7 @@ def synth_command(
     api_key_env: Annotated[
         str, typer.Option(help="Variable holding the API key.")
     ] = "OPENAI_API_KEY",
+    timeout: Annotated[float, typer.Option(help="Seconds per model request.")] = 120.0,
 ) -> None:
     """Generate candidates with a model, label them with the env's verifiers, keep the verified."""
     from security_verifiers.data.synth import SynthOptions, synthesize
@@ -219,6 +227,7 @@ def synth_command(
         resume=resume,
         base_url=base_url,
         api_key_env=api_key_env,
+        timeout_s=timeout,
     )
     run = asyncio.run(synthesize(resolve_env(env), options, console))
     results = run.metadata["results"]
