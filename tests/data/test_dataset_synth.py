@@ -193,3 +193,16 @@ def test_a_candidate_embedding_an_example_is_rejected():
     assert gate.check(row("an entirely new sentence with its own words " * 3)) == ""
     gate.containment = None
     assert "embeds" not in gate.check(row(padded))
+
+
+def test_near_variants_are_allowed_only_within_their_group_and_outside_evaluation():
+    gate = CandidateFilter(toy_adapter())
+    base = toy_rows(1, 1)[0]
+    gate.add_example(base.text, "the seed's own variant", group=base.group)
+    variant = base.model_copy(update={"id": "cand", "text": base.text + " changed"})
+    assert gate.check(variant) == ""  # same group: a variant of its own function is fine
+    stranger = variant.model_copy(update={"group": "other"})
+    assert gate.check(stranger).startswith("embeds most of the seed's own variant")
+    gate.add_text(base.text + " test copy", "a row in the test split", base.group, evaluation=True)
+    assert gate.check(variant).startswith("contaminates: near duplicate of a row in the test")
+    assert gate.check(base).startswith("exact duplicate of")

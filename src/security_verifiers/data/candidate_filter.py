@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from datasketch import MinHashLSH
@@ -21,20 +22,30 @@ DEFAULT_EXAMPLE_CONTAINMENT = 0.8
 """Share of an example's word 3-grams a candidate may not reuse (example plus a clause)."""
 
 
+@dataclass(frozen=True)
+class _Known:
+    where: str
+    group: str | None
+    evaluation: bool
+    """In a dev/test split: any overlap there is contamination, whatever the group."""
+
+
 class CandidateFilter:
     """Exact and near-duplicate checks against accepted candidates and a reference build.
 
-    Overlap with the reference's dev/test splits is contamination; overlap with its train
-    split or with an earlier candidate is a duplicate. Both are rejected.
+    Exact copies are always rejected. Near duplicates are rejected too, except of rows of the
+    candidate's own group outside dev/test (variants of one source function or base config
+    are that group's purpose, and a group never crosses splits). Overlap with a dev/test split
+    is reported as contamination.
     """
 
     def __init__(self, adapter: DataAdapter, threshold: float = DEFAULT_NEAR_DUP_THRESHOLD):
         self.adapter = adapter
-        self._exact: dict[str, str] = {}
+        self._exact: dict[str, _Known] = {}
         self._lsh = MinHashLSH(threshold=threshold, num_perm=NUM_PERM)
-        self._where: dict[str, str] = {}
-        self._examples: list[tuple[set[bytes], str]] = []
-        self.containment = DEFAULT_EXAMPLE_CONTAINMENT
+        self._known: dict[str, _Known] = {}
+        self._examples: list[tuple[set[bytes], _Known]] = []
+        self.containment: float | None = DEFAULT_EXAMPLE_CONTAINMENT
         self.reference_info: dict[str, Any] | None = None
 
     @classmethod
@@ -45,8 +56,10 @@ class CandidateFilter:
         try:
             for split in SPLIT_NAMES:
                 built = load_built_split(adapter.env_id, reference, split, adapter.from_json)
+                where = f"a row in the {split} split of {built.info['build']}"
                 for row in built.rows:
-                    gate._add(row, f"a row in the {split} split of {built.info['build']}")
+                    seen = adapter.facets(row)
+                    gate.add_text(seen.text, where, seen.group, evaluation=split != "train")
                 gate.reference_info = {
                     "dataset": built.info["dataset"],
                     "checked_splits": list(SPLIT_NAMES),
@@ -55,48 +68,51 @@ class CandidateFilter:
             gate.reference_info = {"dataset": None, "note": str(exc)}
         return gate
 
-    def _add(self, row: Any, where: str) -> None:
-        self.add_text(self.adapter.facets(row).text, where)
-
-    def add_text(self, text: str, where: str) -> None:
-        key = f"{len(self._where)}"
-        self._exact.setdefault(exact_key(text), where)
+    def add_text(
+        self, text: str, where: str, group: str | None = None, *, evaluation: bool = False
+    ) -> None:
+        known = _Known(where, group, evaluation)
+        key = str(len(self._known))
+        self._exact.setdefault(exact_key(text), known)
         self._lsh.insert(key, minhash(text))
-        self._where[key] = where
+        self._known[key] = known
 
-    def add_example(self, text: str, where: str) -> None:
+    def add_example(self, text: str, where: str, group: str | None = None) -> None:
         """A text shown in a prompt: candidates may not copy it, nor embed most of it."""
-        self.add_text(text, where)
-        self._examples.append((shingles(text), where))
+        self.add_text(text, where, group)
+        self._examples.append((shingles(text), _Known(where, group, False)))
 
-    def _embedded_example(self, text: str) -> str:
+    def remember(self, row: Any) -> None:
+        seen = self.adapter.facets(row)
+        self.add_text(seen.text, "an earlier candidate", seen.group)
+
+    def _embedded_example(self, text: str, group: str) -> str:
         if not self.containment:
             return ""
         candidate = shingles(text)
-        for example, where in self._examples:
+        for example, known in self._examples:
+            if known.group == group:
+                continue
             if len(example & candidate) >= self.containment * len(example):
-                return where
+                return known.where
         return ""
-
-    def remember(self, row: Any) -> None:
-        self._add(row, "an earlier candidate")
 
     def check(self, row: Any) -> str:
         """'' when the row is new; otherwise why it is rejected."""
-        text = self.adapter.facets(row).text
-        where = self._exact.get(exact_key(text))
-        embedded = "" if where else self._embedded_example(text)
-        if embedded:
-            return f"embeds most of {embedded}"
-        if where is None:
-            matches = self._lsh.query(minhash(text))
+        seen = self.adapter.facets(row)
+        known = self._exact.get(exact_key(seen.text))
+        kind = "exact duplicate of"
+        if known is None:
+            embedded = self._embedded_example(seen.text, seen.group)
+            if embedded:
+                return f"embeds most of {embedded}"
+            matches = [
+                self._known[key]
+                for key in sorted(self._lsh.query(minhash(seen.text)), key=int)
+                if self._known[key].evaluation or self._known[key].group != seen.group
+            ]
             if not matches:
                 return ""
-            where = self._where[sorted(matches, key=int)[0]]
-            kind = "near duplicate of"
-        else:
-            kind = "exact duplicate of"
-        prefix = (
-            "contaminates: " if where.startswith(("a row in the dev", "a row in the test")) else ""
-        )
-        return f"{prefix}{kind} {where}"
+            known, kind = matches[0], "near duplicate of"
+        prefix = "contaminates: " if known.evaluation else ""
+        return f"{prefix}{kind} {known.where}"

@@ -161,8 +161,9 @@ async def synthesize(entry: EnvEntry, options: SynthOptions, console: Console) -
     gate = CandidateFilter.for_env(adapter, options.reference)
     gate.containment = recipe.example_containment
     for template in seeds:
-        for text in template.example_texts:
-            gate.add_example(text, f"the example of seed template {template.id}")
+        groups = template.example_groups or [None] * len(template.example_texts)
+        for text, group in zip(template.example_texts, groups, strict=True):
+            gate.add_example(text, f"the example of seed template {template.id}", group)
     accepted: list[Any] = []
     for record in sorted(done.values(), key=lambda r: r["index"]):
         if record["stage"] == "accepted":

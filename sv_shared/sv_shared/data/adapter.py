@@ -73,6 +73,9 @@ class SynthSeed:
     max_tokens: int = 400
     example_texts: Sequence[str] = ()
     """Facet texts of examples shown in the prompt: a candidate that copies one is rejected."""
+    example_groups: Sequence[str | None] = ()
+    """The examples' groups (parallel to ``example_texts``): a candidate may be a near
+    variant of an example of its own group (a function's other vulnerable version)."""
 
 
 @dataclass(frozen=True)
