@@ -54,6 +54,7 @@ from sv_env_config_verification.dataset import (
     load_items,
 )
 from sv_env_config_verification.mutations import supported_ids
+from sv_env_config_verification.tools.semgrep_tool import WORKLOADS
 from sv_shared.data import (
     DataAdapter,
     Facets,
@@ -103,22 +104,7 @@ SYNTH_MAX_BASE_CHARS = 2600
 SYNTH_MISCONFIGS_PER_BASE = 2
 SYNTH_SPLIT = "unassigned"
 """The split field of synthetic rows until a build assigns one."""
-K8S_AUDITED_KINDS = frozenset(
-    {
-        "Pod",
-        "Deployment",
-        "StatefulSet",
-        "DaemonSet",
-        "ReplicaSet",
-        "ReplicationController",
-        "Job",
-        "CronJob",
-        "Role",
-        "ClusterRole",
-        "RoleBinding",
-        "ClusterRoleBinding",
-    }
-)
+K8S_AUDITED_KINDS = WORKLOADS | {"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"}
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:\n[ \t]*```|\Z)", re.S)
 _START = {
     "k8s": re.compile(r"^(?:---\s*$|apiVersion\s*:|kind\s*:)", re.M),
