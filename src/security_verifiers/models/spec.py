@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 from security_verifiers.errors import UserError
+from security_verifiers.models.hf_server import checkpoint_of
 from security_verifiers.models.local_gguf import DEFAULT_LOCAL_MODEL, local_model_path
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -22,11 +23,13 @@ class ModelSpec:
 
     name: str
     model_id: str
-    kind: Literal["baseline", "endpoint", "local"]
+    kind: Literal["baseline", "endpoint", "local", "hf"]
     base_url: str
     api_key_env: str | None = None
     gguf: Path | None = None
     """For `local` models: the GGUF file the harness serves (base_url is set once it runs)."""
+    checkpoint: str | None = None
+    """For `hf` models: the checkpoint the harness serves with transformers (see hf_server)."""
 
     @property
     def slug(self) -> str:
@@ -58,7 +61,8 @@ def resolve_model(
     api_key_env: str = "OPENAI_API_KEY",
 ) -> ModelSpec:
     """Resolve `name`: a built-in baseline, `local/<name>` or `local:<file.gguf>` (served by
-    llama.cpp on 127.0.0.1), `model@http://host/v1`, or a model at `base_url`.
+    llama.cpp on 127.0.0.1), `hf:<checkpoint>` (served by transformers on 127.0.0.1),
+    `model@http://host/v1`, or a model at `base_url`.
 
     Without an explicit base URL the OPENAI_BASE_URL variable is used, then OpenAI's API.
     """
@@ -70,6 +74,9 @@ def resolve_model(
     gguf = local_model_path(name)
     if gguf is not None:
         return ModelSpec(name=name, model_id=name, kind="local", base_url="", gguf=gguf)
+    checkpoint = checkpoint_of(name)
+    if checkpoint is not None:
+        return ModelSpec(name=name, model_id=name, kind="hf", base_url="", checkpoint=checkpoint)
     if "@" in name:
         model_id, _, url = name.partition("@")
         if not model_id or not url.startswith(("http://", "https://")):

@@ -151,4 +151,3 @@ def offline_judge_version() -> str:
 
     weights = resources.files("sv_shared.safety").joinpath("data", MODEL_FILE).read_bytes()
     return f"offline:{OfflineJudge.model_id}@sha256:{hashlib.sha256(weights).hexdigest()[:16]}"
-

@@ -1,0 +1,1 @@
+"""SFT -> RL fine-tuning recipes (`sv train`): TRL + PEFT on the environments' own rewards."""

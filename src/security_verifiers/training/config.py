@@ -1,0 +1,225 @@
+"""The YAML recipes of `sv train sft` and `sv train rl`, as pydantic models.
+
+Loading never shows a traceback for a user mistake: every problem becomes one `UserError` that
+names the file and the field (`configs/rlft/e1.yaml: grpo.num_generations: ...`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from security_verifiers.environments import resolve_env
+from security_verifiers.errors import UserError
+
+
+class Strict(BaseModel):
+    """Unknown keys are errors, so a typo never silently falls back to a default."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class LoraSettings(Strict):
+    r: int = Field(16, ge=1)
+    alpha: int = Field(32, ge=1)
+    dropout: float = Field(0.05, ge=0.0, lt=1.0)
+    target_modules: str | list[str] = "all-linear"
+    """PEFT's `all-linear` works for any causal LM; or list module names."""
+
+
+class RolloutSource(Strict):
+    """Eval runs to rejection-sample: rollouts whose total reward is at least `min_reward`."""
+
+    path: str
+    """A results.jsonl file, a run directory, or a glob of either."""
+    min_reward: float = 0.0
+    max_examples: int | None = Field(None, ge=1)
+
+
+class SFTData(Strict):
+    env: str = "e1"
+    env_args: dict[str, Any] = Field(default_factory=lambda: {"split": "train"})
+    gold: bool = True
+    """Chat examples from the training split's verified answers."""
+    rationale: bool = True
+    """Add a short rationale (from the example's metadata) to the gold answer."""
+    confidence: float = Field(0.9, ge=0.0, le=1.0)
+    """Confidence written into gold answers of classification environments."""
+    reference_policy: str | None = None
+    """For environments without a gold-answer renderer: a built-in model (e.g. E3
+    `reference-fix`) whose answers become examples."""
+    min_reward: float = 0.0
+    """Gold and reference answers are scored by the environment's reward and kept only when it
+    reaches this value (verified answers)."""
+    max_examples: int | None = Field(None, ge=1)
+    rollouts: list[RolloutSource] = Field(default_factory=list)
+    seed: int = 42
+
+
+class SFTTrain(Strict):
+    max_steps: int = Field(60, ge=1)
+    learning_rate: float = Field(2e-4, gt=0)
+    batch_size: int = Field(8, ge=1)
+    grad_accum: int = Field(1, ge=1)
+    max_length: int = Field(1024, ge=16)
+    warmup_ratio: float = Field(0.05, ge=0.0, lt=1.0)
+    logging_steps: int = Field(5, ge=1)
+    save_steps: int = Field(20, ge=1)
+    completion_only_loss: bool = True
+    activation_checkpointing: bool = False
+    """Trade compute for memory (worth it for large models on a GPU)."""
+    seed: int = 42
+
+
+class SFTRecipe(Strict):
+    stage: str = "sft"
+    model: str = "smollm2-135m"
+    dtype: Literal["float32", "bfloat16", "float16"] = "float32"
+    data: SFTData = Field(default_factory=SFTData)
+    lora: LoraSettings = Field(default_factory=LoraSettings)
+    train: SFTTrain = Field(default_factory=SFTTrain)
+    save_merged: bool = True
+    output_root: Path = Path("outputs/checkpoints")
+
+
+class EnvSettings(Strict):
+    env_args: dict[str, Any] = Field(default_factory=lambda: {"split": "train"})
+    reward_weights: dict[str, float] = Field(default_factory=dict)
+    """Per reward component (names from the environment's rubric); omitted ones keep the
+    environment's defaults, 0 switches one off."""
+    max_examples: int | None = Field(None, ge=1)
+    target: str | None = None
+    """E5: the attacked model — a built-in model (e.g. `guarded`), `hf:<checkpoint>`, an
+    endpoint name, or `self` (the policy being trained)."""
+
+
+class Stage(Strict):
+    envs: list[str] = Field(min_length=1)
+    steps: int = Field(ge=1)
+    name: str | None = None
+    mix: dict[str, float] | None = None
+    """Sampling weight per environment of a mixed stage (default: equal)."""
+
+    @property
+    def label(self) -> str:
+        return self.name or "+".join(self.envs)
+
+
+class AlternationPhase(Strict):
+    env: str
+    steps: int = Field(ge=1)
+
+
+class Alternation(Strict):
+    """Attacker phase (E5), then defender phase (E6), `rounds` times, on one policy."""
+
+    rounds: int = Field(1, ge=1)
+    attacker: AlternationPhase = Field(default_factory=lambda: AlternationPhase(env="e5", steps=4))
+    defender: AlternationPhase = Field(default_factory=lambda: AlternationPhase(env="e6", steps=4))
+
+
+class GRPOSettings(Strict):
+    num_generations: int = Field(4, ge=2)
+    prompts_per_step: int = Field(2, ge=1)
+    max_completion_length: int = Field(64, ge=4)
+    temperature: float = Field(1.0, gt=0)
+    top_p: float = Field(1.0, gt=0, le=1)
+    learning_rate: float = Field(5e-6, gt=0)
+    beta: float = Field(0.0, ge=0)
+    loss_type: str = "dapo"
+    scale_rewards: str = "group"
+    logging_steps: int = Field(1, ge=1)
+    save_steps: int = Field(10, ge=1)
+    activation_checkpointing: bool = False
+    seed: int = 42
+
+
+class RLRecipe(Strict):
+    stage: str = "rl"
+    model: str = "smollm2-135m"
+    dtype: Literal["float32", "bfloat16", "float16"] = "float32"
+    envs: dict[str, EnvSettings] = Field(min_length=1)
+    stages: list[Stage] | None = None
+    alternation: Alternation | None = None
+    grpo: GRPOSettings = Field(default_factory=GRPOSettings)
+    lora: LoraSettings = Field(default_factory=LoraSettings)
+    save_merged: bool = True
+    output_root: Path = Path("outputs/checkpoints")
+
+    @model_validator(mode="after")
+    def _schedule(self) -> RLRecipe:
+        if (self.stages is None) == (self.alternation is None):
+            raise ValueError("give exactly one of `stages` (curriculum) or `alternation`")
+        for stage in self.schedule():
+            missing = [e for e in stage.envs if e not in self.envs]
+            if missing:
+                raise ValueError(f"stage '{stage.label}' uses {missing}, not declared in `envs`")
+            for name in stage.mix or {}:
+                if name not in stage.envs:
+                    raise ValueError(f"stage '{stage.label}': mix names '{name}', not in its envs")
+        return self
+
+    def schedule(self) -> list[Stage]:
+        """The stages in order; an alternation expands to attacker/defender stage pairs."""
+        if self.stages is not None:
+            return list(self.stages)
+        assert self.alternation is not None
+        out = []
+        for i in range(self.alternation.rounds):
+            a, d = self.alternation.attacker, self.alternation.defender
+            out.append(Stage(envs=[a.env], steps=a.steps, name=f"round{i + 1}-attacker"))
+            out.append(Stage(envs=[d.env], steps=d.steps, name=f"round{i + 1}-defender"))
+        return out
+
+
+Recipe = TypeVar("Recipe", SFTRecipe, RLRecipe)
+
+
+def _describe(exc: ValidationError, source: str) -> str:
+    lines = []
+    for error in exc.errors():
+        loc = ".".join(str(p) for p in error.get("loc", ())) or "(top level)"
+        message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
+        lines.append(f"{source}: {loc}: {message}")
+    return "\n".join(lines)
+
+
+def load_recipe(path: Path, kind: type[Recipe], overrides: dict[str, Any] | None = None) -> Recipe:
+    """Read and validate a recipe file; `overrides` are dotted keys (`train.max_steps`)."""
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise UserError(f"config file not found: {path}") from None
+    except (OSError, yaml.YAMLError) as exc:
+        raise UserError(f"cannot read {path}: {exc}") from None
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise UserError(f"{path}: expected a mapping at the top level")
+    for dotted, value in (overrides or {}).items():
+        if value is None:
+            continue
+        node = raw
+        *parents, leaf = dotted.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = value
+    try:
+        recipe = kind.model_validate(raw)
+    except ValidationError as exc:
+        raise UserError(_describe(exc, str(path))) from None
+    _check_envs(recipe, path)
+    return recipe
+
+
+def _check_envs(recipe: SFTRecipe | RLRecipe, path: Path) -> None:
+    names = [recipe.data.env] if isinstance(recipe, SFTRecipe) else list(recipe.envs)
+    for name in names:
+        try:
+            resolve_env(name)
+        except UserError as exc:
+            field = "data.env" if isinstance(recipe, SFTRecipe) else f"envs.{name}"
+            raise UserError(f"{path}: {field}: {exc}") from None

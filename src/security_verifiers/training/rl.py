@@ -1,0 +1,265 @@
+"""`sv train rl`: GRPO (TRL's GRPOTrainer) on the environments' own rewards.
+
+The recipe's schedule is a list of stages, each `{envs, steps}`: a curriculum goes from one
+environment to mixed batches across several; an alternation expands to attacker (E5) and
+defender (E6) stages that train the same LoRA policy in turn. Single-turn environments use
+TRL's batched generation and the replay scorer (`rewards.py`); a stage with a multi-turn
+environment plays whole episodes through verifiers (`rollouts.py`).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from security_verifiers.environments import baseline_policies, resolve_env
+from security_verifiers.errors import Interrupted, UserError
+from security_verifiers.models.hf_checkpoint import (
+    load_causal_lm,
+    load_tokenizer,
+    resolve_checkpoint,
+)
+from security_verifiers.training.checkpoints import CheckpointDir, plot_curves
+from security_verifiers.training.config import EnvSettings, GRPOSettings, RLRecipe, Stage
+from security_verifiers.training.envs import (
+    LoopThread,
+    TrainingEnv,
+    load_training_env,
+    sigterm_as_interrupt,
+)
+from security_verifiers.training.rewards import EnvScorer, RewardBridge
+from security_verifiers.training.rollouts import PolicyHandle, make_rollout_func, prompt_key
+from security_verifiers.training.sft import lora_config, on_gpu
+
+SELF_TARGET = "self"
+
+
+def target_env_args(target: str, policy: PolicyHandle, key: str) -> dict[str, Any]:
+    """E5's `target_client`/`target_model` for `target`: `self`, a built-in model or MODEL@URL."""
+    import openai
+
+    from security_verifiers.models.clients import build_client
+    from security_verifiers.models.openai_protocol import ChatRequest
+    from security_verifiers.models.spec import BASELINE_BASE_URL, resolve_model
+    from security_verifiers.models.transports import PolicyTransport
+
+    if target == SELF_TARGET:
+
+        def answer(request: ChatRequest) -> str:
+            return policy.answer(request)
+
+        http = openai.DefaultAsyncHttpx2Client(transport=PolicyTransport(answer, "self"))
+        client = openai.AsyncOpenAI(base_url=BASELINE_BASE_URL, api_key="EMPTY", http_client=http)
+        return {"target_client": client, "target_model": "self"}
+    baselines = dict(baseline_policies(resolve_env("e6"))) | dict(
+        baseline_policies(resolve_env(key))
+    )
+    spec = resolve_model(target, baselines=baselines)
+    if spec.kind not in ("baseline", "endpoint"):
+        raise UserError(
+            f"envs.{key}.target: '{target}' must be `self`, a built-in model or an endpoint "
+            f"(serve local checkpoints first and pass MODEL@http://127.0.0.1:PORT/v1)"
+        )
+    return {"target_client": build_client(spec, baselines=baselines), "target_model": spec.model_id}
+
+
+def load_envs(
+    recipe: RLRecipe, policy: PolicyHandle, source: Path | None
+) -> dict[str, TrainingEnv]:
+    envs: dict[str, TrainingEnv] = {}
+    for key, settings in recipe.envs.items():
+        args = dict(settings.env_args)
+        if settings.target is not None:
+            args |= target_env_args(settings.target, policy, key)
+        envs[key] = load_training_env(
+            key,
+            args,
+            reward_weights=settings.reward_weights,
+            max_examples=settings.max_examples,
+            source=source,
+        )
+    return envs
+
+
+def is_multi_turn(training_env: TrainingEnv) -> bool:
+    import verifiers as vf
+
+    return not isinstance(training_env.env, vf.SingleTurnEnv)
+
+
+def stage_rows(
+    stage: Stage, envs: dict[str, TrainingEnv], n: int, seed: int
+) -> list[dict[str, Any]]:
+    """`n` training rows for a stage: one environment, or a weighted mix of several."""
+    rng = random.Random(seed)
+    pools = {}
+    for key in stage.envs:
+        rows = list(envs[key].rows)
+        rng.shuffle(rows)
+        pools[key] = rows
+    weights = [float((stage.mix or {}).get(key, 1.0)) for key in stage.envs]
+    cursors = dict.fromkeys(stage.envs, 0)
+    out = []
+    for _ in range(n):
+        key = rng.choices(stage.envs, weights=weights)[0]
+        row = pools[key][cursors[key] % len(pools[key])]
+        cursors[key] += 1
+        out.append({"prompt": row["prompt"], "sv_env": key, "sv_row": json.dumps(row)})
+    return out
+
+
+def grpo_args(settings: GRPOSettings, stage_steps: int, output_dir: Path, weights: list[float]):
+    from trl import GRPOConfig
+
+    return GRPOConfig(
+        output_dir=str(output_dir),
+        max_steps=stage_steps,
+        per_device_train_batch_size=settings.prompts_per_step * settings.num_generations,
+        num_generations=settings.num_generations,
+        max_completion_length=settings.max_completion_length,
+        temperature=settings.temperature,
+        top_p=settings.top_p,
+        learning_rate=settings.learning_rate,
+        beta=settings.beta,
+        loss_type=settings.loss_type,
+        scale_rewards=settings.scale_rewards,
+        reward_weights=weights,
+        logging_steps=settings.logging_steps,
+        save_steps=settings.save_steps,
+        save_total_limit=1,
+        seed=settings.seed,
+        data_seed=settings.seed,
+        report_to="none",
+        use_cpu=not on_gpu(),
+        dataloader_pin_memory=on_gpu(),
+        disable_tqdm=False,
+        log_completions=False,
+        activation_checkpointing=settings.activation_checkpointing,
+    )
+
+
+def run_rl(recipe: RLRecipe, console: Console | None = None, source: Path | None = None) -> Path:
+    """Train every stage of the recipe's schedule on one LoRA policy; returns the checkpoint."""
+    from peft import get_peft_model
+    from trl import GRPOTrainer
+
+    from security_verifiers.models.hf_generation import ChatGenerator
+
+    console = console or Console(stderr=True)
+    started = time.perf_counter()
+    g = recipe.grpo
+    ref = resolve_checkpoint(recipe.model, checkpoint_root=recipe.output_root)
+    loop = LoopThread()
+    policy = PolicyHandle(
+        temperature=g.temperature, top_p=g.top_p, max_tokens=g.max_completion_length
+    )
+    envs = load_envs(recipe, policy, source)
+    bridge = RewardBridge({key: EnvScorer(env, loop) for key, env in envs.items()})
+    schedule = recipe.schedule()
+
+    ckpt = CheckpointDir.create(recipe.output_root, ref.slug, recipe.stage)
+    ckpt.write_config(recipe)
+    ckpt.write_reward_weights(bridge.weight_table())
+    ckpt.write_datasets(
+        {
+            key: {
+                "env_id": env.entry.env_id,
+                "split": env.split,
+                "content_hash": env.dataset_hash,
+                "rows": len(env.rows),
+                "reward_config": env.reward_config(),
+            }
+            for key, env in envs.items()
+        }
+    )
+    ckpt.mark("running", base_model=ref.describe(), schedule=[s.model_dump() for s in schedule])
+    console.print(f"Checkpoint directory: {ckpt.root}")
+
+    tokenizer = load_tokenizer(ref)
+    model = get_peft_model(load_causal_lm(ref, dtype=recipe.dtype), lora_config(recipe.lora))
+    policy.generator = ChatGenerator(model, tokenizer)
+
+    history: list[dict[str, Any]] = []
+    bounds: list[tuple[int, str]] = []
+    stage_times: list[dict[str, Any]] = []
+    offset = 0
+    status, failure = "failed", None
+    trainer = None
+    try:
+        for index, stage in enumerate(schedule):
+            stage_started = time.perf_counter()
+            console.print(f"[bold]Stage {index + 1}/{len(schedule)}[/bold] {stage.label}: "
+                          f"{stage.steps} steps on {', '.join(stage.envs)}")  # fmt: skip
+            n_rows = max(stage.steps * g.prompts_per_step * 2, 8)
+            rows = stage_rows(stage, envs, n_rows, g.seed + index)
+            rollout_func = None
+            if any(is_multi_turn(envs[key]) for key in stage.envs):
+                by_prompt: dict[str, list[tuple[str, dict]]] = {}
+                for row in rows:
+                    by_prompt.setdefault(prompt_key(row["prompt"]), []).append(
+                        (row["sv_env"], json.loads(row["sv_row"]))
+                    )
+                rollout_func = make_rollout_func(envs, by_prompt, policy, loop)
+            from datasets import Dataset
+
+            funcs, weights = bridge.for_envs(stage.envs)
+            trainer = GRPOTrainer(
+                model=model,
+                reward_funcs=funcs,
+                args=grpo_args(g, stage.steps, ckpt.trainer_dir / f"stage{index + 1}", weights),
+                train_dataset=Dataset.from_list(rows),
+                processing_class=tokenizer,
+                rollout_func=rollout_func,
+            )
+            try:
+                with sigterm_as_interrupt():
+                    trainer.train()
+            finally:
+                for entry in trainer.state.log_history:
+                    if "step" in entry:
+                        history.append(
+                            {**entry, "step": entry["step"] + offset, "stage": stage.label}
+                        )
+                offset += trainer.state.global_step
+                bounds.append((offset, stage.label))
+                seconds = round(time.perf_counter() - stage_started, 1)
+                stage_times.append(
+                    {
+                        "stage": stage.label,
+                        "steps": trainer.state.global_step,
+                        "wall_clock_s": seconds,
+                    }
+                )
+        status = "complete"
+    except KeyboardInterrupt:
+        status = "interrupted"
+    except BaseException as exc:
+        failure = f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        final = {"global_step": offset, "stages": stage_times}
+        rewards = [e["reward"] for e in history if isinstance(e.get("reward"), (int, float))]
+        if rewards:
+            k = max(1, len(rewards) // 4)
+            final["reward_first_quarter_mean"] = sum(rewards[:k]) / k
+            final["reward_last_quarter_mean"] = sum(rewards[-k:]) / k
+        ckpt.write_metrics(history, final)
+        plot_curves(history, ckpt.root / "curves.png", f"GRPO {ref.slug}", bounds[:-1])
+        saved = ckpt.save_model(
+            model, tokenizer, ref, merged=recipe.save_merged and status == "complete"
+        )
+        ckpt.mark(status, steps=offset, saved=saved, stages=stage_times, error=failure,
+                  wall_clock_total_s=round(time.perf_counter() - started, 1))  # fmt: skip
+    if status == "interrupted":
+        console.print(f"[yellow]Stopped; adapter saved in {ckpt.root}[/yellow]")
+        raise Interrupted
+    console.print(f"[green]GRPO done[/green] in {time.perf_counter() - started:.0f} s: {ckpt.root}")
+    return ckpt.root
+
+
+__all__ = ["EnvSettings", "run_rl"]

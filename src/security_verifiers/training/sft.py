@@ -1,0 +1,160 @@
+"""`sv train sft`: supervised fine-tuning with TRL's SFTTrainer and a PEFT LoRA adapter."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from security_verifiers.errors import Interrupted
+from security_verifiers.models.hf_checkpoint import (
+    load_causal_lm,
+    load_tokenizer,
+    resolve_checkpoint,
+)
+from security_verifiers.training.checkpoints import CheckpointDir, plot_curves
+from security_verifiers.training.config import LoraSettings, SFTRecipe
+from security_verifiers.training.envs import LoopThread, load_training_env, sigterm_as_interrupt
+from security_verifiers.training.rewards import EnvScorer
+from security_verifiers.training.sft_data import build_sft_examples
+
+
+def lora_config(settings: LoraSettings) -> Any:
+    from peft import LoraConfig
+
+    return LoraConfig(
+        r=settings.r,
+        lora_alpha=settings.alpha,
+        lora_dropout=settings.dropout,
+        target_modules=settings.target_modules,
+        task_type="CAUSAL_LM",
+    )
+
+
+def on_gpu() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def run_sft(recipe: SFTRecipe, console: Console | None = None) -> Path:
+    """Build the SFT data, train the LoRA adapter, and write a checkpoint; returns its path."""
+    console = console or Console(stderr=True)
+    started = time.perf_counter()
+    ref = resolve_checkpoint(recipe.model, checkpoint_root=recipe.output_root)
+    data = recipe.data
+    training_env = load_training_env(data.env, data.env_args, field="data.env")
+    scorer = EnvScorer(training_env, LoopThread())
+    examples, summary = build_sft_examples(data, training_env, scorer)
+    console.print(
+        f"SFT data: {summary['n_examples']} examples {summary['by_source']} "
+        f"from {training_env.entry.env_id} ({training_env.split} split)"
+    )
+
+    ckpt = CheckpointDir.create(recipe.output_root, ref.slug, recipe.stage)
+    ckpt.write_config(recipe)
+    ckpt.write_reward_weights(
+        {training_env.key: dict(scorer.components), "used_for": "verifying SFT answers"}
+    )
+    ckpt.write_datasets(
+        {
+            training_env.key: {
+                "env_id": training_env.entry.env_id,
+                "split": training_env.split,
+                "content_hash": training_env.dataset_hash,
+                "rows": len(training_env.rows),
+            },
+            "sft_examples": summary,
+        }
+    )
+    with (ckpt.root / "sft_data.jsonl").open("w") as handle:
+        import json
+
+        for item in examples:
+            handle.write(json.dumps(item) + "\n")
+    ckpt.mark("running", base_model=ref.describe(), max_steps=recipe.train.max_steps)
+    console.print(f"Checkpoint directory: {ckpt.root}")
+
+    try:
+        tokenizer, trainer = _build_trainer(recipe, ref, examples, ckpt.trainer_dir)
+    except BaseException:
+        ckpt.mark("failed")
+        raise
+    status, result, failure = "failed", None, None
+    try:
+        with sigterm_as_interrupt():
+            result = trainer.train()
+        status = "complete"
+    except KeyboardInterrupt:
+        status = "interrupted"
+    except BaseException as exc:
+        failure = f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        history = list(trainer.state.log_history)
+        final = dict(result.metrics) if result is not None else {}
+        final["global_step"] = trainer.state.global_step
+        ckpt.write_metrics(history, final)
+        plot_curves(history, ckpt.root / "curves.png", f"SFT {ref.slug} on {training_env.key}")
+        saved = ckpt.save_model(
+            trainer.model, tokenizer, ref, merged=recipe.save_merged and status == "complete"
+        )
+        ckpt.mark(
+            status,
+            steps=trainer.state.global_step,
+            saved=saved,
+            error=failure,
+            wall_clock_total_s=round(time.perf_counter() - started, 1),
+        )
+    if status == "interrupted":
+        console.print(f"[yellow]Stopped; adapter saved in {ckpt.root}[/yellow]")
+        raise Interrupted
+    console.print(f"[green]SFT done[/green] in {time.perf_counter() - started:.0f} s: {ckpt.root}")
+    return ckpt.root
+
+
+def _build_trainer(recipe: SFTRecipe, ref: Any, examples: list[dict], output_dir: Path):
+    """The tokenizer and an SFTTrainer with a fresh LoRA adapter on the loaded model."""
+    from datasets import Dataset
+    from trl import SFTConfig, SFTTrainer
+
+    tokenizer = load_tokenizer(ref)
+    tokenizer.padding_side = "right"
+    model = load_causal_lm(ref, dtype=recipe.dtype)
+    train = recipe.train
+    args = SFTConfig(
+        output_dir=str(output_dir),
+        max_steps=train.max_steps,
+        per_device_train_batch_size=train.batch_size,
+        gradient_accumulation_steps=train.grad_accum,
+        learning_rate=train.learning_rate,
+        lr_scheduler_type="cosine",
+        warmup_steps=train.warmup_ratio,
+        logging_steps=train.logging_steps,
+        save_steps=train.save_steps,
+        save_total_limit=1,
+        max_length=train.max_length,
+        completion_only_loss=train.completion_only_loss,
+        activation_checkpointing=train.activation_checkpointing,
+        seed=train.seed,
+        data_seed=train.seed,
+        report_to="none",
+        use_cpu=not on_gpu(),
+        bf16=recipe.dtype == "bfloat16",
+        fp16=recipe.dtype == "float16",
+        dataloader_pin_memory=on_gpu(),
+        disable_tqdm=False,
+    )
+    dataset = Dataset.from_list(
+        [{"prompt": e["prompt"], "completion": e["completion"]} for e in examples]
+    )
+    trainer = SFTTrainer(
+        model=model,
+        args=args,
+        train_dataset=dataset,
+        processing_class=tokenizer,
+        peft_config=lora_config(recipe.lora),
+    )
+    return tokenizer, trainer

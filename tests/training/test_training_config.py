@@ -1,0 +1,113 @@
+"""Recipe validation: every user mistake is one clear error naming the file and the field."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from security_verifiers.errors import UserError
+from security_verifiers.training.cli import parse_sets
+from security_verifiers.training.config import RLRecipe, SFTRecipe, load_recipe
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "recipe.yaml"
+    path.write_text(text)
+    return path
+
+
+def error_of(path: Path, kind: type) -> str:
+    with pytest.raises(UserError) as caught:
+        load_recipe(path, kind)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("name", ["sft/e1.yaml"])
+def test_shipped_sft_configs_validate(name: str) -> None:
+    recipe = load_recipe(REPO / "configs" / name, SFTRecipe)
+    assert recipe.data.env == "e1" and recipe.train.max_steps > 0
+
+
+@pytest.mark.parametrize(
+    "name", ["rlft/e1.yaml", "rlft/curriculum-e1-e4.yaml", "rlft/e5-e6-alternation.yaml"]
+)
+def test_shipped_rl_configs_validate(name: str) -> None:
+    recipe = load_recipe(REPO / "configs" / name, RLRecipe)
+    assert recipe.schedule()
+
+
+def test_curriculum_goes_from_one_env_to_mixed_batches() -> None:
+    stages = load_recipe(REPO / "configs/rlft/curriculum-e1-e4.yaml", RLRecipe).schedule()
+    assert stages[0].envs == ["e1"] and len(stages[-1].envs) > 1
+
+
+def test_alternation_expands_to_attacker_then_defender_stages() -> None:
+    stages = load_recipe(REPO / "configs/rlft/e5-e6-alternation.yaml", RLRecipe).schedule()
+    assert [s.envs for s in stages] == [["e5"], ["e6"]] * (len(stages) // 2)
+    assert stages[0].label.endswith("attacker") and stages[1].label.endswith("defender")
+
+
+def test_unknown_key_names_file_and_field(tmp_path: Path) -> None:
+    path = write(tmp_path, "train:\n  max_step: 3\n")
+    message = error_of(path, SFTRecipe)
+    assert str(path) in message and "train.max_step" in message
+
+
+def test_wrong_type_names_the_field(tmp_path: Path) -> None:
+    message = error_of(write(tmp_path, "train: {batch_size: many}\n"), SFTRecipe)
+    assert "train.batch_size" in message
+
+
+def test_unknown_environment(tmp_path: Path) -> None:
+    message = error_of(write(tmp_path, "data: {env: e9}\n"), SFTRecipe)
+    assert "data.env" in message and "unknown environment" in message
+
+
+def test_stage_must_use_declared_envs(tmp_path: Path) -> None:
+    text = "envs: {e1: {}}\nstages: [{envs: [e4], steps: 2}]\n"
+    assert "not declared in `envs`" in error_of(write(tmp_path, text), RLRecipe)
+
+
+def test_stages_and_alternation_are_exclusive(tmp_path: Path) -> None:
+    text = "envs: {e5: {}, e6: {}}\nstages: [{envs: [e5], steps: 1}]\nalternation: {rounds: 1}\n"
+    assert "exactly one of" in error_of(write(tmp_path, text), RLRecipe)
+
+
+def test_grpo_needs_two_generations(tmp_path: Path) -> None:
+    text = "envs: {e1: {}}\nstages: [{envs: [e1], steps: 1}]\ngrpo: {num_generations: 1}\n"
+    assert "grpo.num_generations" in error_of(write(tmp_path, text), RLRecipe)
+
+
+def test_bad_yaml_and_missing_file(tmp_path: Path) -> None:
+    assert "cannot read" in error_of(write(tmp_path, "train: [unclosed\n"), SFTRecipe)
+    assert "not found" in error_of(tmp_path / "nope.yaml", SFTRecipe)
+    assert "mapping" in error_of(write(tmp_path, "- a\n- b\n"), SFTRecipe)
+
+
+def test_overrides_apply_dotted_keys(tmp_path: Path) -> None:
+    path = write(tmp_path, "train: {max_steps: 9}\n")
+    recipe = load_recipe(path, SFTRecipe, {"train.max_steps": 2, "lora.r": 4, "model": None})
+    assert recipe.train.max_steps == 2 and recipe.lora.r == 4 and recipe.model == "smollm2-135m"
+    assert parse_sets(["train.batch_size=2", "data.env=e1"]) == {
+        "train.batch_size": 2,
+        "data.env": "e1",
+    }
+    with pytest.raises(UserError):
+        parse_sets(["no-equals-sign"])
+
+
+def test_cli_prints_one_line_not_a_traceback(tmp_path: Path) -> None:
+    path = write(tmp_path, "envs: {e1: {}}\nstages: [{envs: [e1], steps: 0}]\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "security_verifiers.cli", "train", "rl", "--config", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert "stages.0.steps" in done.stderr and "Traceback" not in done.stderr
