@@ -83,7 +83,8 @@ def load_training_env(
     """Load `name` through verifiers with `env_args` (+ reward weights) and take its rows.
 
     The rows are the evaluation set of the environment loaded with `split=train` (E1-E4); E5
-    and E6 ship one set only, so they train on all of it (recorded as split "all").
+    and E6 ship one set only, so they train on all of it (recorded as split "all") unless
+    `dataset=` names a build, whose train split they then use.
     """
     from security_verifiers.evaluation.runner import load_env
 
@@ -102,8 +103,8 @@ def load_training_env(
         rows = rows[:max_examples]
     info = getattr(env, "sv_dataset_info", None) or {}
     split = str(info.get("split") or args.get("split") or "all")
-    if entry.key in ("e5", "e6"):
-        split = "all"
+    if entry.key in ("e5", "e6") and info.get("source") != "dataset":
+        split = "all"  # only a build of `sv data build` gives them a held-out split
     return TrainingEnv(entry.key, entry, env, rows, split)
 
 
