@@ -28,6 +28,7 @@ from sv_env_redteam_attack.reward import AttackWeights
 from sv_env_redteam_attack.run_metrics import summarize_rows
 from sv_env_redteam_attack.scoring import build_rubric, exchanges_from_completion
 from sv_env_redteam_attack.target import TargetModel, build_target
+from sv_shared.data.store import build_provenance
 from sv_shared.rewards import weights_dataclass
 from sv_shared.safety import build_judge
 from sv_shared.safety.redaction import redact_conversation
@@ -118,17 +119,6 @@ def resolve_judge(judge: str | SafetyJudge, cache_dir: str | None) -> SafetyJudg
     return judge
 
 
-def _build_info(built: Mapping[str, Any]) -> dict[str, Any]:
-    """Provenance of a built dataset: its directory, build name, split and file hash."""
-    return {
-        "dataset": built["dataset"],
-        "build": built["build"],
-        "split": built["split"],
-        "revision": built["content_hash"],
-        "license": built["license"],
-    }
-
-
 def load_environment(
     source: str = "builtin",
     path: str | None = None,
@@ -215,7 +205,7 @@ def load_environment(
     env.sv_dataset_info = {
         "source": "dataset" if built else source,
         "path": built["dataset"] if built else path,
-        **(_build_info(built) if built else {}),
+        **(build_provenance(built) if built else {}),
         "n": len(behaviors),
         "content_hash": content_hash(behaviors),
         "order_seed": seed,

@@ -13,6 +13,7 @@ from typing import Any
 import verifiers as vf
 from datasets import Dataset
 
+from sv_shared.data.store import build_provenance
 from sv_shared.safety import SafetyJudge, build_judge, detect_refusal
 
 from . import ENV_ID
@@ -100,17 +101,6 @@ def resolve_judge(judge: str | SafetyJudge, cache_dir: str | None) -> SafetyJudg
     return build_judge(judge, cache_dir=cache_dir) if isinstance(judge, str) else judge
 
 
-def _build_info(built: Mapping[str, Any]) -> dict[str, Any]:
-    """Provenance of a built dataset: its directory, build name, split and file hash."""
-    return {
-        "dataset": built["dataset"],
-        "build": built["build"],
-        "split": built["split"],
-        "revision": built["content_hash"],
-        "license": built["license"],
-    }
-
-
 def load_environment(
     source: str = "builtin",
     path: str | None = None,
@@ -165,7 +155,7 @@ def load_environment(
     env.sv_dataset_info = {
         "source": "dataset" if built else source,
         "path": built["dataset"] if built else path,
-        **(_build_info(built) if built else {}),
+        **(build_provenance(built) if built else {}),
         "n": len(conversations),
         "content_hash": content_hash(conversations),
         "order_seed": seed,

@@ -177,3 +177,14 @@ def load_built_split(
 def _combined(hashes: dict[str, str]) -> str:
     joined = "\n".join(f"{k}={v}" for k, v in sorted(hashes.items()))
     return f"sha256:{hashlib.sha256(joined.encode()).hexdigest()}"
+
+
+def build_provenance(info: dict[str, Any]) -> dict[str, Any]:
+    """What an environment records in ``sv_dataset_info`` about the build it read."""
+    return {
+        "dataset": info["dataset"],
+        "build": info["build"],
+        "split": info["split"],
+        "revision": info["content_hash"],
+        "license": info["license"],
+    }
