@@ -18,10 +18,11 @@ ARGS ?=
 export HF_DATASETS_OFFLINE ?= 1
 export HF_HUB_OFFLINE ?= 1
 
-.PHONY: data help setup sandbox-tools test test-all test-env lint format check eval-e1 eval-e2 eval-e3 eval-e4 eval-e5 eval-e6 tournament report scoreboard gate-golden golden bench clean
+# probes PROBE_ARGS="e3 -n 8": reward-hacking probe suites (fails when a known hack pays)
+.PHONY: data probes help setup sandbox-tools test test-all test-env lint format check eval-e1 eval-e2 eval-e3 eval-e4 eval-e5 eval-e6 tournament report scoreboard gate-golden golden bench clean
 
 help:
-	@echo "make setup | test | test-all | lint | format | check | test-env E=<name> | eval-e1 | eval-e2 | eval-e3 | eval-e4 | eval-e5 | eval-e6 | tournament | report | scoreboard | golden | bench | clean"
+	@echo "make setup | test | test-all | lint | format | check | test-env E=<name> | eval-e1 | eval-e2 | eval-e3 | eval-e4 | eval-e5 | eval-e6 | tournament | report | scoreboard | golden | probes | bench | clean"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -132,6 +133,9 @@ train-rl:
 # SmolLM2-135M on E1 on CPU: SFT, GRPO, evals of base/SFT/RL and the comparison table
 train-proof:
 	bash scripts/train_proof_e1.sh
+
+probes:
+	$(BIN)/sv probe $(PROBE_ARGS)
 
 bench:
 	$(PY) -m security_verifiers.bench $(ARGS)

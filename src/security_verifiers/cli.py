@@ -188,12 +188,14 @@ def tournament_command(
 
 
 from security_verifiers.gate.command import gate, scoreboard  # noqa: E402
+from security_verifiers.probe_command import probe  # noqa: E402
 from security_verifiers.reports.command import report  # noqa: E402
 from security_verifiers.tracking import track  # noqa: E402
 from security_verifiers.training.cli import train_app  # noqa: E402
 
 app.command("report")(report)
 app.command("gate")(gate)
+app.command("probe")(probe)
 app.command("scoreboard")(scoreboard)
 app.add_typer(data_app, name="data")
 app.command("synth")(synth_command)
