@@ -53,6 +53,9 @@ class ProbeSuite:
     min_reward: float
     max_reward: float
     probes: tuple[Probe, ...]
+    episode_max: Callable[[Mapping[str, Any]], float] | None = None
+    """The most an answer can earn on one episode, where that is less than `max_reward`
+    (e.g. no patch credit on a config that is already clean); default: `max_reward`."""
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.probes]
@@ -97,11 +100,13 @@ class ProbeReport:
     min_reward: float
     max_reward: float
     reference_mean: float
+    achievable_max: float
+    """Mean over the episodes of the most an answer can earn on each."""
     rows: list[ProbeRow] = field(default_factory=list)
 
     @property
     def reference_share_of_max(self) -> float:
-        return self.reference_mean / self.max_reward if self.max_reward else math.nan
+        return self.reference_mean / self.achievable_max if self.achievable_max else math.nan
 
     @property
     def failures(self) -> list[ProbeRow]:
@@ -114,6 +119,7 @@ class ProbeReport:
             "min_reward": self.min_reward,
             "max_reward": self.max_reward,
             "reference_mean": round(self.reference_mean, 4),
+            "achievable_max": round(self.achievable_max, 4),
             "reference_share_of_max": round(self.reference_share_of_max, 4),
             "probes": [r.to_json() for r in self.rows],
         }
@@ -123,7 +129,8 @@ class ProbeReport:
         head = (
             f"{self.env}: {self.episodes} episodes; reward range [{self.min_reward:g}, "
             f"{self.max_reward:g}]; reference mean {self.reference_mean:.3f} "
-            f"({self.reference_share_of_max:.1%} of the maximum)"
+            f"({self.reference_share_of_max:.1%} of the achievable maximum "
+            f"{self.achievable_max:.3f})"
         )
         width = max([len("probe"), *(len(r.name) for r in self.rows)])
         lines = [head, f"{'probe':<{width}}  kind      mean    share  limit  verdict"]
@@ -186,7 +193,11 @@ def run_probes(
     if not episodes:
         raise ValueError(f"{suite.env}: the probe suite has no episodes")
     ref_mean, _ = _mean_reward(suite, suite.reference, episodes, progress, "reference")
-    report = ProbeReport(suite.env, len(episodes), suite.min_reward, suite.max_reward, ref_mean)
+    per_episode_max = suite.episode_max or (lambda info: suite.max_reward)
+    achievable = statistics.fmean(per_episode_max(info) for info in episodes)
+    report = ProbeReport(
+        suite.env, len(episodes), suite.min_reward, suite.max_reward, ref_mean, achievable
+    )
     selected = [p for p in suite.probes if not only or p.name in only]
     # baselines first: a hack's limit may be its baseline's share
     needed = {p.baseline for p in selected if p.baseline}

@@ -90,6 +90,16 @@ def test_bad_arguments_are_rejected() -> None:
 def test_table_and_json() -> None:
     report = run_probes(suite(Probe("always-yes", lambda info: "yes", "label must match")))
     table = report.table()
-    assert "always-yes" in table and "FAIL" in table and "100.0% of the maximum" in table
+    assert "always-yes" in table and "FAIL" in table and "100.0% of the achievable maximum" in table
     data = report.to_json()
     assert data["probes"][0]["passed"] is False and data["probes"][0]["rule"] == "label must match"
+
+
+def test_reference_share_uses_the_achievable_maximum() -> None:
+    base = suite(Probe("a", lambda i: "abstain", "r"))
+    capped = ProbeSuite(**{**base.__dict__, "episode_max": lambda info: 1.0 if info["id"] else 0.5})
+    capped_report = run_probes(capped)
+    plain_report = run_probes(base)
+    assert plain_report.reference_share_of_max == 1.0
+    assert capped_report.achievable_max == pytest.approx(0.95)
+    assert capped_report.reference_share_of_max == pytest.approx(1.0 / 0.95)
