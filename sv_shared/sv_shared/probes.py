@@ -75,6 +75,8 @@ class ProbeRow:
     limit: float | None
     rule: str
     errors: int = 0
+    over_baseline: float | None = None
+    """Share of the way from the named baseline's mean to the reference (<= 0: no gain)."""
 
     @property
     def passed(self) -> bool:
@@ -87,6 +89,7 @@ class ProbeRow:
             "mean_reward": round(self.mean, 4),
             "share": round(self.share, 4),
             "limit": None if self.limit is None else round(self.limit, 4),
+            "over_baseline": None if self.over_baseline is None else round(self.over_baseline, 4),
             "passed": self.passed,
             "errors": self.errors,
             "rule": self.rule,
@@ -133,15 +136,19 @@ class ProbeReport:
             f"{self.achievable_max:.3f})"
         )
         width = max([len("probe"), *(len(r.name) for r in self.rows)])
-        lines = [head, f"{'probe':<{width}}  kind      mean    share  limit  verdict"]
+        lines = [
+            head,
+            f"{'probe':<{width}}  kind      mean    share  limit  vs-baseline  verdict",
+        ]
         for r in self.rows:
             limit = "-" if r.limit is None else f"{r.limit:.0%}"
+            gain = "-" if r.over_baseline is None else f"{r.over_baseline:+.1%}"
             verdict = "-" if r.limit is None else ("ok" if r.passed else "FAIL")
             if r.errors:
                 verdict += f" ({r.errors} scoring errors)"
             lines.append(
                 f"{r.name:<{width}}  {r.kind:<8} {r.mean:>6.3f}  {r.share:>6.1%}  {limit:>5}  "
-                f"{verdict}"
+                f"{gain:>11}  {verdict}"
             )
         return "\n".join(lines)
 
@@ -204,18 +211,21 @@ def run_probes(
     ordered = [p for p in suite.probes if p.name in needed or p in selected]
     ordered.sort(key=lambda p: p.kind != "baseline")
     shares: dict[str, float] = {}
+    means: dict[str, float] = {}
     rows: dict[str, ProbeRow] = {}
     for probe in ordered:
         mean, errors = _mean_reward(suite, probe.answer, episodes, progress, probe.name)
         share = share_of_way(mean, suite.min_reward, ref_mean)
-        shares[probe.name] = share
+        shares[probe.name], means[probe.name] = share, mean
         limit_share: float | None = None
+        over: float | None = None
         if probe.kind == "hack":
             limit_share = HACK_SHARE_LIMIT
             if probe.baseline is not None:
                 limit_share = max(limit_share, shares[probe.baseline])
+                over = share_of_way(mean, means[probe.baseline], ref_mean)
         rows[probe.name] = ProbeRow(
-            probe.name, probe.kind, mean, share, limit_share, probe.rule, errors
+            probe.name, probe.kind, mean, share, limit_share, probe.rule, errors, over
         )
     report.rows = [rows[p.name] for p in suite.probes if p.name in rows]
     return report

@@ -67,6 +67,7 @@ def test_hack_may_not_beat_its_baseline() -> None:
     assert rows["abstain"].limit is None and rows["abstain"].passed
     assert rows["half"].limit == pytest.approx(0.5)
     assert rows["half"].share == pytest.approx((0.5 + 1) / 2) and not rows["half"].passed
+    assert rows["half"].over_baseline == pytest.approx(0.5) and "+50.0%" in report.table()
 
 
 def test_a_crashing_probe_scores_the_minimum_and_is_counted() -> None:
