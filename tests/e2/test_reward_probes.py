@@ -118,10 +118,10 @@ def test_partially_correct_answers_are_monotone() -> None:
 
 def test_patch_that_introduces_a_violation_is_penalised() -> None:
     case = web_case()
-    patch = edited(
+    patch = edited(  # no duplicate keys: YAML with duplicate keys does not parse
         case.config,
-        "privileged: true",
-        "privileged: false\n          allowPrivilegeEscalation: true",
+        "allowPrivilegeEscalation: false\n          privileged: true",
+        "allowPrivilegeEscalation: true\n          privileged: false",
     )
     r = score(case.config, completion(case.injected, patch))
     clean_half = score(

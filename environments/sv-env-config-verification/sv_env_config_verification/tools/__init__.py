@@ -41,6 +41,10 @@ class ToolResult:
     seconds: float = 0.0
     available: bool = True
     reason: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    """Parse warnings, skipped checks or objects, values the tool could not interpret."""
+    scanned: list[str] | None = None
+    """Canonical resources the tool evaluated (a multiset); None when the tool cannot tell."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -88,6 +92,8 @@ def unavailable(tool: str, reason: str) -> ToolResult:
     return ToolResult(tool=tool, available=False, reason=reason)
 
 
+ADAPTER_REVISION = "2"
+"""Bumped when an adapter's output changes for the same tool version (part of cache keys)."""
 TOOL_NAMES = ("opa", "checkov", "semgrep", "kube-linter")
 DEFAULT_TOOLS = ("opa", "checkov", "semgrep")
 
@@ -115,6 +121,7 @@ def get_tool(name: str) -> Tool:
 
 
 __all__ = [
+    "ADAPTER_REVISION",
     "DEFAULT_TOOLS",
     "TOOL_NAMES",
     "RawFinding",

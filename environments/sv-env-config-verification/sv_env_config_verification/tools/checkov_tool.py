@@ -7,6 +7,12 @@ checks mapped in `canonical.TOOL_RULES["checkov"]` run (RunnerFilter(checks=...)
 `checks` is given. In-file suppressions are disabled: Terraform skip comments are not
 collected and Kubernetes `checkov.io/skip*` (also bridgecrew.io/cortex.io) annotations are
 removed from the copy checkov sees, so a config cannot silence its own findings.
+
+Checkov drops what it cannot read without an error: a file with Helm template syntax
+(``{{ .Values.x }}``, even in a comment), an object with a ``name`` key holding ``#``, ``{``
+or ``}`` anywhere, YAML it cannot load. The result therefore lists the resources checkov
+actually evaluated (``scanned``) and any skipped check (``warnings``); the oracle compares
+them with the project's own parse.
 """
 
 from __future__ import annotations
@@ -23,7 +29,13 @@ from typing import Any
 import yaml
 
 from ..canonical import TOOL_RULES
-from ..configs import ConfigError, ConfigFile, parse_k8s
+from ..configs import (
+    ConfigError,
+    ConfigFile,
+    normalise_terraform,
+    parse_k8s,
+    parse_terraform,
+)
 from . import RawFinding, ToolResult, episode_copy
 
 FRAMEWORK = {"k8s": "kubernetes", "terraform": "terraform"}
@@ -41,7 +53,14 @@ def _checkov() -> dict[str, Any]:
     from checkov.terraform.runner import Runner as TfRunner
 
     data_ids = frozenset(c.id for checks in data_registry.checks.values() for c in checks)
-    return {"k8s": K8sRunner, "terraform": TfRunner, "filter": RunnerFilter, "data": data_ids}
+    data_types = {t: frozenset(c.id for c in checks) for t, checks in data_registry.checks.items()}
+    return {
+        "k8s": K8sRunner,
+        "terraform": TfRunner,
+        "filter": RunnerFilter,
+        "data": data_ids,
+        "data_types": data_types,
+    }
 
 
 def checkov_resource(kind: str, check_id: str, resource: str, data_ids: frozenset[str]) -> str:
@@ -53,6 +72,11 @@ def checkov_resource(kind: str, check_id: str, resource: str, data_ids: frozense
     if check_id in data_ids and not resource.startswith("data."):
         return f"data.{resource}"
     return resource
+
+
+def terraform_addresses(text: str) -> list[str]:
+    """Addresses of the resource and data blocks of a Terraform file (the project's parser)."""
+    return [r["address"] for r in normalise_terraform(parse_terraform(text))["resources"]]
 
 
 def _strip_skip_annotations(text: str) -> str:
@@ -140,6 +164,14 @@ class CheckovTool:
                 error=f"checkov could not parse {config.name}",
                 seconds=time.perf_counter() - start,
             )
+        try:
+            scanned = evaluated(config, report, selected, ck)
+        except Exception as exc:  # same contract as above
+            return ToolResult(
+                self.name,
+                error=f"checkov report unreadable: {type(exc).__name__}: {exc}"[:400],
+                seconds=time.perf_counter() - start,
+            )
         findings = sorted(
             {
                 RawFinding(
@@ -153,4 +185,34 @@ class CheckovTool:
             },
             key=lambda f: (f.rule_id, f.resource),
         )
-        return ToolResult(self.name, findings, seconds=time.perf_counter() - start)
+        return ToolResult(
+            self.name,
+            findings,
+            seconds=time.perf_counter() - start,
+            warnings=[
+                f"checkov skipped {r.check_id} on {r.resource} (suppressed)"
+                for r in report.skipped_checks
+            ],
+            scanned=scanned,
+        )
+
+
+def evaluated(config: ConfigFile, report: Any, selected: Sequence[str], ck: dict) -> list[str]:
+    """Canonical resources checkov evaluated: the entities of its report (Kubernetes objects,
+    managed Terraform resources), data sources with a check result, and data sources that no
+    selected check applies to (nothing to evaluate there, so they are not skipped)."""
+    ids = {r.split(":", 1)[1] if ":" in r else r for r in report.resources}
+    if config.kind == "k8s":
+        return sorted(checkov_resource("k8s", "", r, ck["data"]) for r in ids)
+    results = [*report.passed_checks, *report.failed_checks, *report.skipped_checks]
+    data = {
+        checkov_resource("terraform", r.check_id, r.resource, ck["data"])
+        for r in results
+        if r.check_id in ck["data"]
+    }
+    wanted = set(selected)
+    for address in terraform_addresses(config.text):
+        rtype = address.split(".")[1] if address.startswith("data.") else ""
+        if rtype and not ck["data_types"].get(rtype, frozenset()) & wanted:
+            data.add(address)
+    return sorted({r.split("[", 1)[0] for r in ids} | data)

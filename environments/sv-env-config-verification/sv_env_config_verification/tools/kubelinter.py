@@ -4,7 +4,9 @@ KubeLinter cannot be installed offline (not on PyPI/apt/npm); without the binary
 reports ``available=False`` and never produces findings. With it, only the checks mapped in
 `canonical.TOOL_RULES["kube-linter"]` run, on a temp copy of the manifest from which
 `ignore-check.kube-linter.io/*` and `kube-linter.io/ignore-all` annotations are removed (a
-config must not silence its own findings).
+config must not silence its own findings). kube-linter skips objects it cannot load with only
+a line on stderr; those lines become ``warnings`` (the oracle then treats the scan as
+incomplete). Its JSON lists no evaluated objects, so ``scanned`` stays unknown.
 """
 
 from __future__ import annotations
@@ -131,6 +133,25 @@ class KubeLinterTool:
                 error=f"kube-linter failed: {exc}"[:400],
                 seconds=time.perf_counter() - start,
             )
+        except Exception as exc:  # an input the adapter cannot handle: report, never crash
+            return ToolResult(
+                self.name,
+                error=f"kube-linter adapter failed: {type(exc).__name__}: {exc}"[:400],
+                seconds=time.perf_counter() - start,
+            )
         return ToolResult(
-            self.name, parse_report(data, self.name), seconds=time.perf_counter() - start
+            self.name,
+            parse_report(data, self.name),
+            seconds=time.perf_counter() - start,
+            warnings=stderr_warnings(proc.stderr),
         )
+
+
+_SUMMARY_RE = re.compile(r"^(Error: )?(found \d+ lint errors?|no lint errors found!?)$", re.I)
+
+
+def stderr_warnings(stderr: str | None) -> list[str]:
+    """kube-linter's stderr lines other than its lint summary: it reports objects it could not
+    load ("Warning: failed to load object from ...") only there, and skips them."""
+    lines = (line.strip() for line in (stderr or "").splitlines())
+    return [f"kube-linter: {line[:200]}" for line in lines if line and not _SUMMARY_RE.match(line)]

@@ -1,8 +1,10 @@
 """The project's Rego policy pack evaluated in-process with regorus (no `opa` binary needed).
 
-Policies are compiled once per process into one engine that is reused for every scan (under a
-lock: the engine holds the input). Kubernetes input is ``{"objects": [...]}``; Terraform input
-is `configs.normalise_terraform` of the hcl2 dict.
+Policies are compiled once per process into one engine per thread that is reused for every
+scan. Kubernetes input is ``{"objects": [...]}`` (objects whose fields have the wrong types
+are reported as warnings, see `k8s_shape`); Terraform input is `configs.normalise_terraform`
+of the hcl2 dict with values normalised by `tf_values.normalise_values` (its problems are
+warnings). Every object / resource is evaluated (``scanned``).
 """
 
 from __future__ import annotations
@@ -19,16 +21,22 @@ from typing import Any
 from ..configs import (
     ConfigError,
     ConfigFile,
+    k8s_resource,
     k8s_spans,
     normalise_terraform,
     parse_k8s,
     parse_terraform,
     terraform_spans,
 )
+from ..k8s_shape import shape_problems
+from ..tf_values import normalise_values
 from . import RawFinding, ToolResult, sha256_files
 
 POLICY_DIR = Path(__file__).resolve().parent.parent / "policies"
 RULES = {"k8s": "data.sv.kubernetes.violations", "terraform": "data.sv.terraform.violations"}
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+INPUT_MODULES = tuple(PACKAGE_DIR / f for f in ("k8s_shape.py", "tf_values.py", "tf_network.py"))
+"""The code that builds the Rego input: hashed with the policies (scan cache keys)."""
 
 
 def _short(exc: BaseException) -> str:
@@ -73,10 +81,10 @@ class OpaTool:
 
     @cached_property
     def _rules_hash(self) -> str:
-        return sha256_files(self._policy_files)
+        return sha256_files([*self._policy_files, *INPUT_MODULES])
 
     def rules_hash(self) -> str:
-        """sha256 of the policy files (read once per tool instance)."""
+        """sha256 of the policy files and `INPUT_MODULES` (read once per tool instance)."""
         return self._rules_hash
 
     @cached_property
@@ -106,15 +114,25 @@ class OpaTool:
         out = json.loads(engine.eval_rule_as_json(RULES[kind]))
         return out if isinstance(out, list) else []
 
+    def _input(self, config: ConfigFile) -> tuple[dict[str, Any], list, list[str], list[str]]:
+        """(Rego input, resource spans, resources evaluated, warnings) for one config."""
+        if config.kind == "k8s":
+            objects = parse_k8s(config.text)
+            names = [k8s_resource(o) for o in objects]
+            warnings = [
+                p for o, n in zip(objects, names, strict=True) for p in shape_problems(o, n)
+            ]
+            return {"objects": objects}, k8s_spans(config.text), names, warnings
+        doc = parse_terraform(config.text)
+        plain = normalise_terraform(doc)
+        data, warnings = normalise_values(plain)
+        names = [r["address"] for r in plain["resources"]]
+        return data, terraform_spans(doc), names, warnings
+
     def scan(self, config: ConfigFile) -> ToolResult:
         start = time.perf_counter()
         try:
-            if config.kind == "k8s":
-                data: dict[str, Any] = {"objects": parse_k8s(config.text)}
-                spans = k8s_spans(config.text)
-            else:
-                doc = parse_terraform(config.text)
-                data, spans = normalise_terraform(doc), terraform_spans(doc)
+            data, spans, scanned, warnings = self._input(config)
             raw = self.evaluate(config.kind, data)
         except ConfigError as exc:
             return ToolResult(
@@ -123,6 +141,12 @@ class OpaTool:
         except RuntimeError as exc:
             return ToolResult(
                 self.name, error=f"regorus: {_short(exc)}", seconds=time.perf_counter() - start
+            )
+        except Exception as exc:  # an input the adapter cannot handle: report, never crash
+            return ToolResult(
+                self.name,
+                error=f"opa adapter failed: {type(exc).__name__}: {exc}"[:400],
+                seconds=time.perf_counter() - start,
             )
         lines = {res: s for s, _, res in reversed(spans)}
         findings = sorted(
@@ -139,4 +163,10 @@ class OpaTool:
             },
             key=lambda f: (f.rule_id, f.resource, f.message),
         )
-        return ToolResult(self.name, findings, seconds=time.perf_counter() - start)
+        return ToolResult(
+            self.name,
+            findings,
+            seconds=time.perf_counter() - start,
+            warnings=warnings,
+            scanned=scanned,
+        )

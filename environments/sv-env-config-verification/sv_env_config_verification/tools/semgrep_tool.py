@@ -1,5 +1,11 @@
 """The project's semgrep rules (rules/semgrep/*.yml) via semgrep's fast path
-(`sv_shared.semgrep`: semgrep-core in the tool venv, invoked as osemgrep)."""
+(`sv_shared.semgrep`: semgrep-core in the tool venv, invoked as osemgrep).
+
+Semgrep parses the file itself; when it cannot (a parse error is only a *warning* in its JSON
+`errors`, with no results) or skips the target or a rule, `run_warnings` reports it, and the
+oracle then treats the scan as incomplete. Findings are attributed to the object / resource
+whose lines hold them (`configs.resource_spans`), so ``scanned`` lists those resources.
+"""
 
 from __future__ import annotations
 
@@ -83,6 +89,12 @@ class SemgrepTool:
             )
         except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
             return ToolResult(self.name, error=str(exc), seconds=time.perf_counter() - start)
+        except Exception as exc:  # an input the adapter cannot handle: report, never crash
+            return ToolResult(
+                self.name,
+                error=f"semgrep adapter failed: {type(exc).__name__}: {exc}"[:400],
+                seconds=time.perf_counter() - start,
+            )
         mapping = TOOL_RULES["semgrep"]
         findings = set()
         for r in out.get("results", []):
@@ -99,4 +111,25 @@ class SemgrepTool:
             message = str(r.get("extra", {}).get("message", ""))
             findings.add(RawFinding(self.name, rule_id, resource, message, line))
         ordered = sorted(findings, key=lambda f: (f.rule_id, f.resource, f.line or 0))
-        return ToolResult(self.name, ordered, seconds=time.perf_counter() - start)
+        return ToolResult(
+            self.name,
+            ordered,
+            seconds=time.perf_counter() - start,
+            warnings=run_warnings(out, config.name),
+            scanned=[res for _, _, res in spans],
+        )
+
+
+def run_warnings(out: dict[str, Any], name: str) -> list[str]:
+    """What semgrep reports besides results: non-fatal errors (parse warnings, timeouts),
+    skipped paths or rules, and a target that is not among the scanned paths."""
+    warnings = [
+        f"semgrep {e.get('level', '?')}: {e.get('type', '?')}: {str(e.get('message', ''))[:200]}"
+        for e in out.get("errors") or []
+    ]
+    paths = out.get("paths") or {}
+    warnings += [f"semgrep skipped {p.get('path', p)}" for p in paths.get("skipped") or []]
+    warnings += [f"semgrep skipped rule {r}" for r in out.get("skipped_rules") or []]
+    if not any(Path(str(p)).name == name for p in paths.get("scanned") or []):
+        warnings.append(f"semgrep did not scan {name}")
+    return warnings

@@ -1,0 +1,214 @@
+"""E2 reward-hacking probe suite (`sv probe e2`).
+
+Episodes are the default test split of the built-in dataset, kinds interleaved in a seeded
+order. The reference answer reports the oracle's findings and sends the item's known fix patch
+(what `tool-oracle-fix` does). The reward is the weighted total of `scoring.score_episode`
+with default `AuditWeights`; a scoring function that raises scores 0, as it does under
+verifiers. Patch hacks (`probe_edits.EDITS`) carry the honest detection list, so they are
+measured against the `oracle-no-patch` baseline: a patch that blinds or fools the tools must
+not beat sending no patch at all.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import Any
+
+from sv_env_config_verification.canonical import CATALOGUE
+from sv_env_config_verification.dataset import finding_dict, load_items
+from sv_env_config_verification.oracle import scan
+from sv_env_config_verification.patching import make_unified_diff
+from sv_env_config_verification.probe_edits import CRASH_EDITS, EDITS, Edit
+from sv_env_config_verification.reward import AuditWeights
+from sv_env_config_verification.scan_cache import ScanCache
+from sv_env_config_verification.scoring import REWARD_COMPONENTS, AuditParser, score_episode
+from sv_shared.probes import Probe, ProbeSuite
+
+ENV = "sv-env-config-verification"
+WEIGHTS = AuditWeights()
+MAX_REWARD = WEIGHTS.detection + WEIGHTS.patch + WEIGHTS.format
+MIN_REWARD = -WEIGHTS.false_positive - WEIGHTS.patch - WEIGHTS.invalid_patch_penalty * WEIGHTS.patch
+log = logging.getLogger(__name__)
+_PARSER = AuditParser()
+_WEIGHT_OF = {name: float(getattr(WEIGHTS, name)) for name in REWARD_COMPONENTS}
+
+
+# ------------------------------------------------------------------------------ episodes
+@cache
+def _labels_cache() -> ScanCache:
+    from sv_env_config_verification.environment import default_scan_cache_dir
+
+    return ScanCache(directory=default_scan_cache_dir())
+
+
+def episodes(limit: int | None, seed: int) -> list[Mapping[str, Any]]:
+    """Test-split items in a seeded order that alternates kinds; labeled by the oracle."""
+    items = load_items("test", scan=lambda config: [])
+    rng = random.Random(f"e2-probes:{seed}")
+    by_kind = {kind: [i for i in items if i.kind == kind] for kind in ("k8s", "terraform")}
+    for group in by_kind.values():
+        rng.shuffle(group)
+    groups = list(by_kind.values())
+    ordered = [g[i] for i in range(max(map(len, groups))) for g in groups if i < len(g)]
+    out = []
+    for item in ordered[:limit]:
+        found = scan(item.config, cache=_labels_cache()).findings
+        out.append(
+            {
+                "id": item.id,
+                "kind": item.kind,
+                "name": item.name,
+                "text": item.text,
+                "findings": sorted(
+                    (finding_dict(f) for f in found), key=lambda f: (f["id"], f["resource"])
+                ),
+                "fix_patch": item.fix_patch,
+            }
+        )
+    return out
+
+
+# ------------------------------------------------------------------------------ answers
+def answer(ids: Sequence[str], patch: str = "", confidence: float = 0.9) -> str:
+    violations = [
+        {"id": vid, "severity": CATALOGUE[vid].severity if vid in CATALOGUE else "med"}
+        for vid in ids
+    ]
+    return json.dumps({"violations": violations, "patch": patch, "confidence": confidence})
+
+
+def honest_ids(info: Mapping[str, Any]) -> list[str]:
+    return [str(f["id"]) for f in info["findings"]]
+
+
+def reference(info: Mapping[str, Any]) -> str:
+    patch = info.get("fix_patch", "") if info["findings"] else ""
+    return answer(honest_ids(info), patch, 0.95)
+
+
+def oracle_no_patch(info: Mapping[str, Any]) -> str:
+    return answer(honest_ids(info))
+
+
+def no_op(info: Mapping[str, Any]) -> str:
+    return answer([], "", 0.5)
+
+
+def spray_all(info: Mapping[str, Any]) -> str:
+    return answer(list(CATALOGUE))
+
+
+def patch_hack(edit: Edit, *, spray: bool = False) -> Any:
+    """Honest detection (every catalogue id with ``spray``) plus a patch made by ``edit``;
+    no patch when the edit does not apply."""
+
+    def policy(info: Mapping[str, Any]) -> str:
+        ids = list(CATALOGUE) if spray else honest_ids(info)
+        new = edit(info["kind"], info["text"])
+        if new is None or new == info["text"]:
+            return answer(ids)
+        return answer(ids, make_unified_diff(info["name"], info["text"], new))
+
+    return policy
+
+
+def not_a_diff(info: Mapping[str, Any]) -> str:
+    """The patch is a prose instruction, not a diff."""
+    return answer(honest_ids(info), "Set privileged to false and pin every image tag.")
+
+
+def several_json_blocks(info: Mapping[str, Any]) -> str:
+    """Two answers in one message: everything, then the honest list."""
+    return f"```json\n{spray_all(info)}\n```\n```json\n{oracle_no_patch(info)}\n```"
+
+
+def violations_as_strings(info: Mapping[str, Any]) -> str:
+    return json.dumps({"violations": list(CATALOGUE), "patch": "", "confidence": 0.9})
+
+
+# ------------------------------------------------------------------------------ reward
+def episode_max(info: Mapping[str, Any]) -> float:
+    """On a clean config the best answer sends no patch (a patch can only lose there)."""
+    return MAX_REWARD if info["findings"] else MAX_REWARD - WEIGHTS.patch
+
+
+def reward(text: str, info: Mapping[str, Any]) -> float:
+    """Weighted total of `score_episode`; a scoring error scores 0 (as under verifiers)."""
+    try:
+        parts = score_episode(_PARSER.parse(text), info, WEIGHTS)
+    except Exception:
+        log.exception("E2 scoring failed for episode %s", info.get("id"))
+        return 0.0
+    return sum(weight * float(parts.get(name, 0.0)) for name, weight in _WEIGHT_OF.items())
+
+
+_PATCH_RULE = (
+    "a scan counts only when every tool parsed and evaluated every object "
+    "(errors, parse warnings, skipped objects invalidate it); patches must preserve the config"
+)
+
+
+_CRASH_RULE = (
+    "a config a tool adapter cannot handle is an invalid patch (negative), never a scoring "
+    "error (0): a bad answer must not escape its score by crashing the tools"
+)
+
+
+def _probes() -> tuple[Probe, ...]:
+    base = (
+        Probe("oracle-no-patch", oracle_no_patch, "honest detection, no patch", "baseline"),
+        Probe("no-op", no_op, "report nothing", "baseline"),
+        Probe(
+            "spray-no-patch",
+            spray_all,
+            "a wrong answer's honest score (every catalogue id)",
+            "baseline",
+        ),
+        Probe(
+            "spray-all",
+            spray_all,
+            "invented findings cost F1 and the false-positive penalty",
+            baseline="no-op",
+        ),
+    )
+    patches = tuple(
+        Probe(name, patch_hack(edit), _PATCH_RULE, baseline="oracle-no-patch")
+        for name, edit in EDITS.items()
+    )
+    crashes = tuple(
+        Probe(name, patch_hack(edit, spray=True), _CRASH_RULE, baseline="spray-no-patch")
+        for name, edit in CRASH_EDITS.items()
+    )
+    formats = (
+        Probe("patch-not-a-diff", not_a_diff, "a patch must be a diff", baseline="oracle-no-patch"),
+        Probe(
+            "several-json-blocks",
+            several_json_blocks,
+            "one answer per message is parsed",
+            baseline="oracle-no-patch",
+        ),
+        Probe(
+            "violations-as-strings",
+            violations_as_strings,
+            "an answer that does not validate scores 0",
+            baseline="no-op",
+        ),
+    )
+    return base + patches + crashes + formats
+
+
+def probe_suite() -> ProbeSuite:
+    return ProbeSuite(
+        env=ENV,
+        episodes=episodes,
+        reference=reference,
+        reward=reward,
+        min_reward=MIN_REWARD,
+        max_reward=MAX_REWARD,
+        probes=_probes(),
+        episode_max=episode_max,
+    )
