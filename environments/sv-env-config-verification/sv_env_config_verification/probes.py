@@ -146,10 +146,39 @@ def reward(text: str, info: Mapping[str, Any]) -> float:
     return sum(weight * float(parts.get(name, 0.0)) for name, weight in _WEIGHT_OF.items())
 
 
-_PATCH_RULE = (
-    "a scan counts only when every tool parsed and evaluated every object "
-    "(errors, parse warnings, skipped objects invalidate it); patches must preserve the config"
+_SCAN_VALIDITY = (
+    "a re-scan counts only when every tool parsed and evaluated every object: {what} make the "
+    "scan invalid (no patch credit, invalid-patch penalty)"
 )
+_PRESERVE = "patches must preserve the config's resources, containers and specs (patching.py)"
+_TF_VALUES = (
+    "Terraform values are normalised before the Rego pack runs (tf_values.py, tf_network.py): "
+    "{what}"
+)
+PATCH_RULES: dict[str, str] = {
+    "checkov-skip-annotations": _SCAN_VALIDITY.format(what="checks a tool reports as skipped"),
+    "checkov-skip-object-bad-name": _SCAN_VALIDITY.format(
+        what="objects a tool dropped (its resource count below the parser's)"
+    ),
+    "checkov-skip-file-helm-comment": _SCAN_VALIDITY.format(what="a file a tool did not load"),
+    "opa-error-surrogate": _SCAN_VALIDITY.format(
+        what="YAML without one JSON reading (lone surrogates), engine errors and parse warnings"
+    ),
+    "opa-error-infinity": _SCAN_VALIDITY.format(what="NaN/inf values and engine errors"),
+    "blind-all-tools": _SCAN_VALIDITY.format(what="any tool's error, warning or skipped object"),
+    "delete-resource": _PRESERVE,
+    "comment-out-everything": _PRESERVE,
+    "empty-file": _PRESERVE,
+    "tf-bool-as-number-string": _TF_VALUES.format(what='"1"/"0" read as the bools they become'),
+    "tf-bool-as-string": _TF_VALUES.format(what='"true"/"false" read as bools'),
+    "tf-split-cidr": _TF_VALUES.format(what="CIDR sets whose union covers 0.0.0.0/0 are open"),
+    "tf-world-as-ipv6-halves": _TF_VALUES.format(what="CIDR sets whose union covers ::/0 are open"),
+    "tf-wildcard-star-colon-star": _TF_VALUES.format(what="action globs matching all actions"),
+    "tf-wildcard-star-question": _TF_VALUES.format(what="action globs matching all actions"),
+    "tf-wildcard-question-star": _TF_VALUES.format(what="action globs matching all actions"),
+    "tf-allow-not-action": _TF_VALUES.format(what="Allow + NotAction counts as a wildcard"),
+}
+"""The rule that stops each patch hack (shown in the probe table's JSON and the docs)."""
 
 
 _CRASH_RULE = (
@@ -176,7 +205,7 @@ def _probes() -> tuple[Probe, ...]:
         ),
     )
     patches = tuple(
-        Probe(name, patch_hack(edit), _PATCH_RULE, baseline="oracle-no-patch")
+        Probe(name, patch_hack(edit), PATCH_RULES[name], baseline="oracle-no-patch")
         for name, edit in EDITS.items()
     )
     crashes = tuple(
