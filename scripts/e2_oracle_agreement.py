@@ -1,18 +1,27 @@
 #!/usr/bin/env python
-"""Agreement of the E2 oracle with externally labeled real cases (../shared/realdata).
+"""Agreement of the E2 oracle with externally labeled real cases.
 
-(a) OPA Gatekeeper library test cases (gatekeeper-library/cases_index.csv): for the policies
-    whose meaning overlaps a canonical id (table `GATEKEEPER` below, with the constraint
-    parameters required for the overlap), "the oracle reports that id on the object" is compared
-    with the label violation / no_violation. `strict` policies test the same property as our
-    id; `partial` ones also fail for reasons outside our id (over-limit values, exemptions).
-(b) Checkov's own Terraform examples (checkov/terraform_labels.csv): rows whose check id is
-    mapped in TOOL_RULES["checkov"] compare the oracle's canonical finding with the label.
-    Every row also checks the checkov *adapter* (in-process, temp copy, fresh runner) against
-    checkov's expected PASSED/FAILED, and every file is scanned by all tools to count
-    per-id agreement between the tools (cross-tool consistency).
+(a) The OPA Gatekeeper library's own test suites: pass a checkout (its public layout,
+    ``library/<group>/<policy>/suite.yaml`` with constraints and example objects). Every policy
+    whose meaning the catalogue covers (``gatekeeper.POLICIES``: the ``general`` resource-limit
+    and image-tag policies and the ``pod-security-policy`` ones) is compared case by case: "the
+    oracle reports one of the mapped ids on the case's objects" versus the suite's expected
+    violation. ``exemptImages`` are honoured for container-level policies (the episode is the
+    object without its exempted containers); cases whose label could hinge on something
+    episodes do not model (pod-level exemptions, other constraint parameters, AdmissionReview
+    UPDATE requests) are out of scope: counted and listed with the reason, never scored (for
+    reference only, the agreement on all mapped cases, scoring the raw object, is printed too).
+    Printed: agreement per policy, overall agreement on in-scope cases, out-of-scope cases and
+    uncovered policies.
+(b) Checkov's own Terraform examples (``<realdata>/E2_config_verification/checkov/
+    terraform_labels.csv``; skipped with a notice when absent): rows whose check id is mapped in
+    TOOL_RULES["checkov"] compare the oracle's canonical finding with the label; every row also
+    checks the checkov adapter against checkov's expected PASSED/FAILED, and every file is
+    scanned by all tools to count per-id agreement between the tools.
 
-Usage: python scripts/e2_oracle_agreement.py [--realdata DIR] [--json OUT]
+Usage: python scripts/e2_oracle_agreement.py [GATEKEEPER_CHECKOUT] [--realdata DIR]
+       [--no-terraform] [--json OUT]
+(default checkout: <realdata>/E2_config_verification/gatekeeper-library)
 """
 
 from __future__ import annotations
@@ -23,7 +32,7 @@ import json
 import sys
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,47 +47,23 @@ from sv_env_config_verification.configs import (
     parse_terraform,
     terraform_spans,
 )
+from sv_env_config_verification.gatekeeper import (
+    POLICIES,
+    Assessment,
+    Case,
+    GatekeeperError,
+    PolicyMap,
+    assess,
+    load_cases,
+    suite_paths,
+)
 from sv_env_config_verification.oracle import scan
 from sv_env_config_verification.scan_cache import ScanCache
 from sv_env_config_verification.tools import get_tool
 
 DEFAULT_REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
 E2 = "E2_config_verification"
-
-
-def _limits_cpu_and_memory(params: dict[str, Any]) -> bool:
-    return {"cpu", "memory"} <= set(params.get("limits") or [])
-
-
-def _both_limits_enforced(params: dict[str, Any]) -> bool:
-    return all(str(params.get(k, "-1")) != "-1" for k in ("cpu", "memory"))
-
-
-def _latest_disallowed(params: dict[str, Any]) -> bool:
-    return "latest" in (params.get("tags") or [])
-
-
-# policy dir -> (canonical id, comparability, constraint-parameter condition, note)
-GATEKEEPER = {
-    "library/general/containerresources": (
-        "k8s/missing-resource-limits",
-        "strict",
-        _limits_cpu_and_memory,
-        "K8sRequiredResources with limits [cpu, memory] (it also requires the listed requests)",
-    ),
-    "library/general/containerlimits": (
-        "k8s/missing-resource-limits",
-        "partial",
-        _both_limits_enforced,
-        "K8sContainerLimits also fails limits above the constraint's maximum",
-    ),
-    "library/general/disallowedtags": (
-        "k8s/image-latest-tag",
-        "partial",
-        _latest_disallowed,
-        "K8sDisallowedTags with 'latest' (its exemptImages parameter has no counterpart)",
-    ),
-}
+TF_LABELS = Path(E2) / "checkov" / "terraform_labels.csv"
 
 
 @dataclass
@@ -112,6 +97,17 @@ def _fmt(x: float | None) -> str:
     return "  n/a" if x is None else f"{x:.3f}"
 
 
+def _disagreements(rows: list[Row]) -> None:
+    bad = [r for r in rows if r.expected != r.predicted]
+    if bad:
+        print("  disagreements:")
+        for r in bad:
+            print(
+                f"    [{r.group}] {r.case}: label={'violation' if r.expected else 'ok'} "
+                f"predicted={'violation' if r.predicted else 'ok'} {r.detail}"
+            )
+
+
 def print_table(title: str, rows: list[Row]) -> dict[str, Any]:
     print(f"\n== {title}")
     groups: dict[str, list[Row]] = defaultdict(list)
@@ -125,48 +121,8 @@ def print_table(title: str, rows: list[Row]) -> dict[str, Any]:
         f"  overall: n={m['n']} accuracy={_fmt(m['accuracy'])} precision={_fmt(m['precision'])} "
         f"recall={_fmt(m['recall'])} (tp={m['tp']} tn={m['tn']} fp={m['fp']} fn={m['fn']})"
     )
-    bad = [r for r in rows if r.expected != r.predicted]
-    if bad:
-        print("  disagreements:")
-        for r in bad:
-            print(
-                f"    [{r.group}] {r.case}: label={'violation' if r.expected else 'ok'} "
-                f"predicted={'violation' if r.predicted else 'ok'} {r.detail}"
-            )
+    _disagreements(rows)
     return m
-
-
-def gatekeeper_rows(root: Path, cache: ScanCache) -> tuple[list[Row], list[Row]]:
-    """(all mapped rows, strict rows) for the Gatekeeper cases."""
-    base = root / E2 / "gatekeeper-library"
-    rows: list[Row] = []
-    strict: list[Row] = []
-    with (base / "cases_index.csv").open(newline="") as fh:
-        for rec in csv.DictReader(fh):
-            spec = GATEKEEPER.get(rec["policy"])
-            if spec is None or not rec["object"]:
-                continue
-            vid, level, condition, _ = spec
-            constraint = yaml.safe_load((base / rec["constraint"]).read_text())
-            if not condition((constraint.get("spec") or {}).get("parameters") or {}):
-                continue
-            text = (base / rec["object"]).read_text()
-            name = Path(rec["object"]).name
-            config = ConfigFile("k8s", name if name.endswith((".yaml", ".yml")) else "o.yaml", text)
-            resources = {k8s_resource(o) for o in parse_k8s(text)}
-            result = scan(config, cache=cache)
-            hits = [f for f in result.findings if f.id == vid and f.resource in resources]
-            row = Row(
-                f"{rec['policy'].rsplit('/', 1)[-1]} -> {vid} ({level})",
-                f"{rec['test']}/{rec['case']}",
-                rec["label"] == "violation",
-                bool(hits),
-                f"tools={sorted({t for f in hits for t in f.tools})}",
-            )
-            rows.append(row)
-            if level == "strict":
-                strict.append(row)
-    return rows, strict
 
 
 def tally(consistency: dict[str, Counter[str]], result: Any) -> None:
@@ -185,26 +141,108 @@ def print_consistency(title: str, consistency: dict[str, Counter[str]]) -> None:
         )
 
 
-def gatekeeper_consistency(root: Path, cache: ScanCache) -> dict[str, Counter[str]]:
-    """Scan every Gatekeeper test object (all policies) with all tools."""
-    base = root / E2 / "gatekeeper-library"
-    consistency: dict[str, Counter[str]] = defaultdict(Counter)
-    objects = sorted(
-        {
-            rec["object"]
-            for rec in csv.DictReader((base / "cases_index.csv").open())
-            if rec["object"]
-        }
+# ------------------------------------------------------------------------------ (a) Gatekeeper
+@dataclass
+class GatekeeperResult:
+    rows: list[Row] = field(default_factory=list)  # in-scope cases of covered policies
+    out_of_scope: list[tuple[str, str, str]] = field(default_factory=list)  # policy, case, why
+    raw_rows: list[Row] = field(default_factory=list)  # every mapped case, raw object, no scope
+    uncovered: dict[str, int] = field(default_factory=dict)  # policy -> cases
+    consistency: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+
+
+def predict(
+    case: Case, mapping: PolicyMap, cache: ScanCache, episode: Assessment | None = None
+) -> tuple[Row, Any]:
+    """(row, scan result or None): does the oracle report a mapped id on the case's objects?
+    The episode is the object file, or `episode.objects` when exemptions removed containers."""
+    assert case.obj is not None and case.expected is not None
+    label = f"{case.test}/{case.name}"
+    try:
+        if episode is not None and episode.objects is not None:
+            text = yaml.safe_dump_all(episode.objects, sort_keys=False)
+            label += f" ({episode.exempted} exempt container(s) removed)"
+        else:
+            text = case.obj.read_text(encoding="utf-8")
+        resources = {k8s_resource(o) for o in parse_k8s(text)}
+        scanned = scan(ConfigFile("k8s", "object.yaml", text), cache=cache)
+    except (ConfigError, OSError) as exc:
+        return Row(case.policy, label, case.expected, False, f"config error: {exc}"), None
+    hits = [f for f in scanned.findings if f.id in mapping.ids and f.resource in resources]
+    tools = sorted({t for f in hits for t in f.tools})
+    errors = "; ".join(f"{t}: {e}" for t, e in scanned.errors.items())
+    detail = f"tools={tools}" + (f" errors: {errors}" if errors else "")
+    return Row(case.policy, label, case.expected, bool(hits), detail), scanned
+
+
+def gatekeeper_rows(checkout: Path, cache: ScanCache) -> GatekeeperResult:
+    """Score every in-scope case of the covered policies of a checkout."""
+    result = GatekeeperResult()
+    for case in load_cases(checkout):
+        mapping = POLICIES.get(case.policy)
+        if mapping is None:
+            result.uncovered[case.policy] = result.uncovered.get(case.policy, 0) + 1
+            continue
+        if case.expected is not None and case.obj is not None and case.obj.is_file():
+            result.raw_rows.append(predict(case, mapping, cache)[0])
+        episode = assess(case, mapping)
+        if episode.reason is not None:
+            result.out_of_scope.append((case.policy, f"{case.test}/{case.name}", episode.reason))
+            continue
+        row, scanned = predict(case, mapping, cache, episode)
+        if scanned is not None:
+            tally(result.consistency, scanned)
+        result.rows.append(row)
+    return result
+
+
+def print_gatekeeper(checkout: Path, res: GatekeeperResult) -> dict[str, Any]:
+    print(f"\n== (a) Gatekeeper library cases ({checkout})")
+    print(f"  {'policy':<48} {'ids':<44} {'cases':>5} {'agree':>5} {'%':>6} {'out':>4}")
+    by_policy: dict[str, list[Row]] = defaultdict(list)
+    for r in res.rows:
+        by_policy[r.group].append(r)
+    out = Counter(p for p, _, _ in res.out_of_scope)
+    per_policy = {}
+    for policy in sorted(set(by_policy) | set(out)):
+        rows = by_policy.get(policy, [])
+        agree = sum(r.expected == r.predicted for r in rows)
+        pct = f"{100 * agree / len(rows):.1f}" if rows else "n/a"
+        ids = ",".join(POLICIES[policy].ids)
+        print(f"  {policy:<48} {ids:<44} {len(rows):>5} {agree:>5} {pct:>6} {out[policy]:>4}")
+        per_policy[policy] = {"cases": len(rows), "agree": agree, "out_of_scope": out[policy]}
+    m = metrics(res.rows)
+    agree = m["tp"] + m["tn"]
+    pct = f"{100 * m['accuracy']:.1f}%" if m["accuracy"] is not None else "n/a"
+    print(
+        f"  overall on covered in-scope cases: {agree}/{m['n']} = {pct} "
+        f"(tp={m['tp']} tn={m['tn']} fp={m['fp']} fn={m['fn']}); "
+        f"{len(res.out_of_scope)} case(s) out of scope"
     )
-    for obj in objects:
-        try:
-            config = ConfigFile("k8s", "object.yaml", (base / obj).read_text())
-            tally(consistency, scan(config, cache=cache))
-        except ConfigError as exc:
-            print(f"  skipped {obj}: {exc}")
-    return consistency
+    _disagreements(res.rows)
+    raw = metrics(res.raw_rows)
+    if raw["n"]:
+        print(
+            f"  for reference only, every mapped case scored on its raw object (no scope, no "
+            f"exemptions): {raw['tp'] + raw['tn']}/{raw['n']} = {100 * raw['accuracy']:.1f}%"
+        )
+    if res.out_of_scope:
+        print("  out of scope (not scored):")
+        for policy, case, why in res.out_of_scope:
+            print(f"    [{policy}] {case}: {why}")
+    print(f"  uncovered policies ({len(res.uncovered)}; no canonical id):")
+    for policy, n in sorted(res.uncovered.items()):
+        print(f"    {policy} ({n} cases)")
+    return {
+        "metrics": m,
+        "raw_metrics": raw,
+        "per_policy": per_policy,
+        "out_of_scope": [list(x) for x in res.out_of_scope],
+        "uncovered": res.uncovered,
+    }
 
 
+# ------------------------------------------------------------------------------ (b) Terraform
 def _tf_file_for(example: Path, resource: str) -> tuple[Path, str] | None:
     for path in sorted(example.glob("*.tf")):
         try:
@@ -220,8 +258,8 @@ def _tf_file_for(example: Path, resource: str) -> tuple[Path, str] | None:
 
 def checkov_rows(root: Path, cache: ScanCache, cross_tool: bool = True) -> dict[str, Any]:
     """Oracle rows (mapped checks), adapter rows (all checks) and cross-tool tallies."""
-    base = root / E2 / "checkov"
-    labels = list(csv.DictReader((base / "terraform_labels.csv").open(newline="")))
+    base = (root / TF_LABELS).parent
+    labels = list(csv.DictReader((root / TF_LABELS).open(newline="")))
     mapped = TOOL_RULES["checkov"]
     by_file: dict[Path, list[tuple[dict[str, str], str]]] = defaultdict(list)
     unlocated = []
@@ -276,44 +314,43 @@ def checkov_rows(root: Path, cache: ScanCache, cross_tool: bool = True) -> dict[
     }
 
 
-def run(root: Path) -> dict[str, Any]:
-    if not (root / E2).is_dir():
-        raise FileNotFoundError(f"no {E2} under {root}")
+def run(checkout: Path, realdata: Path, terraform: bool = True) -> dict[str, Any]:
+    suite_paths(checkout)  # a bad checkout fails before any tool loads
     cache = ScanCache()
     start = time.perf_counter()
-    print(f"realdata: {root}")
     tools = ("opa", "checkov", "semgrep")
     versions = {
         t: get_tool(t).version() if get_tool(t).available() else "unavailable" for t in tools
     }
     print("tools:", json.dumps(versions))
-    gk_all, gk_strict = gatekeeper_rows(root, cache)
-    out: dict[str, Any] = {
-        "gatekeeper_all": print_table("(a) Gatekeeper cases, all mapped", gk_all)
-    }
-    out["gatekeeper_strict"] = metrics(gk_strict)
-    print(f"  strict policies only: {json.dumps(out['gatekeeper_strict'])}")
-    ck = checkov_rows(root, cache)
-    print(
-        f"\n(b) checkov Terraform labels: {ck['files']} files; "
-        f"{len(ck['unlocated'])} label rows whose resource was not found in a parsable file"
-    )
-    out["checkov_oracle"] = print_table(
-        "(b) oracle vs checkov labels, rows whose check id is mapped", ck["oracle"]
-    )
-    out["checkov_adapter"] = print_table(
-        "(b') checkov adapter (in-process, temp copy) vs checkov's expected results", ck["adapter"]
-    )
-    print_consistency("checkov's Terraform example files", ck["consistency"])
-    print_consistency(
-        "Gatekeeper test objects (all 130 cases' objects)", gatekeeper_consistency(root, cache)
-    )
-    if ck["errors"]:
-        print("\ntool errors:")
-        for e in ck["errors"]:
-            print("  " + e)
-    out["errors"] = ck["errors"]
-    out["unlocated"] = len(ck["unlocated"])
+    gk = gatekeeper_rows(checkout, cache)
+    out: dict[str, Any] = {"gatekeeper": print_gatekeeper(checkout, gk)}
+    print_consistency("Gatekeeper objects of in-scope cases", gk.consistency)
+    labels = realdata / TF_LABELS
+    if not terraform:
+        print("\n(b) Terraform part skipped (--no-terraform)")
+    elif not labels.is_file():
+        print(f"\n(b) Terraform part skipped: no checkov labels file at {labels}")
+    else:
+        ck = checkov_rows(realdata, cache)
+        print(
+            f"\n(b) checkov Terraform labels: {ck['files']} files; "
+            f"{len(ck['unlocated'])} label rows whose resource was not found in a parsable file"
+        )
+        out["checkov_oracle"] = print_table(
+            "(b) oracle vs checkov labels, rows whose check id is mapped", ck["oracle"]
+        )
+        out["checkov_adapter"] = print_table(
+            "(b') checkov adapter (in-process, temp copy) vs checkov's expected results",
+            ck["adapter"],
+        )
+        print_consistency("checkov's Terraform example files", ck["consistency"])
+        if ck["errors"]:
+            print("\ntool errors:")
+            for e in ck["errors"]:
+                print("  " + e)
+        out["errors"] = ck["errors"]
+        out["unlocated"] = len(ck["unlocated"])
     out["seconds"] = round(time.perf_counter() - start, 1)
     print(f"\ndone in {out['seconds']} s")
     return out
@@ -321,13 +358,16 @@ def run(root: Path) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("checkout", nargs="?", type=Path, help="Gatekeeper library checkout")
     ap.add_argument("--realdata", type=Path, default=DEFAULT_REALDATA)
+    ap.add_argument("--no-terraform", action="store_true", help="skip part (b)")
     ap.add_argument("--json", type=Path, help="write the metrics as JSON here")
     args = ap.parse_args(argv)
+    checkout = args.checkout or args.realdata / E2 / "gatekeeper-library"
     try:
-        out = run(args.realdata)
-    except FileNotFoundError as exc:
-        print(f"skipped: {exc}", file=sys.stderr)
+        out = run(checkout, args.realdata, terraform=not args.no_terraform)
+    except GatekeeperError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.json:
         args.json.write_text(json.dumps(out, indent=2, default=str))

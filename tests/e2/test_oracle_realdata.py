@@ -34,29 +34,26 @@ def agreement():
 
 
 def test_gatekeeper_cases(agreement):
-    rows, strict = agreement.gatekeeper_rows(REALDATA, ScanCache())
-    m = agreement.metrics(rows)
-    assert agreement.metrics(strict) | {} == {
-        "n": 4,
-        "tp": 3,
-        "tn": 1,
-        "fp": 0,
-        "fn": 0,
-        "accuracy": 1.0,
-        "precision": 1.0,
-        "recall": 1.0,
-    }
-    assert m["n"] == 13 and m["tp"] + m["tn"] >= 11
-    wrong = {r.case for r in rows if r.expected != r.predicted}
-    # Both are semantic differences, not oracle errors: a limit above the constraint's maximum,
-    # and images exempted by the constraint's exemptImages parameter.
-    assert wrong <= {
-        "container-limits/example-disallowed",
-        "disallowed-tags/exempt-images-with-disallowed-tags",
-    }
+    """The shared copy holds the library's `general` policies: the covered ones agree on every
+    in-scope case; the others are listed as uncovered, and parameter cases as out of scope."""
+    checkout = E2 / "gatekeeper-library"
+    if not (checkout / "library").is_dir():
+        pytest.skip(f"no Gatekeeper library checkout at {checkout}")
+    res = agreement.gatekeeper_rows(checkout, ScanCache())
+    m = agreement.metrics(res.rows)
+    assert m["n"] >= 10 and m["accuracy"] >= 0.95, [
+        (r.group, r.case, r.detail) for r in res.rows if r.expected != r.predicted
+    ]
+    covered = {r.group for r in res.rows}
+    assert {"general/containerresources", "general/disallowedtags"} <= covered
+    reasons = {why for _, _, why in res.out_of_scope}
+    assert any("maximum" in why for why in reasons)  # K8sContainerLimits' maxima
+    assert "general/requiredlabels" in res.uncovered and not set(res.uncovered) & covered
 
 
 def test_checkov_labels_and_adapter_fidelity(agreement):
+    if not (REALDATA / agreement.TF_LABELS).is_file():
+        pytest.skip(f"no checkov labels at {REALDATA / agreement.TF_LABELS}")
     ck = agreement.checkov_rows(REALDATA, ScanCache(), cross_tool=False)
     assert ck["errors"] == [] and ck["unlocated"] == []
     adapter = agreement.metrics(ck["adapter"])

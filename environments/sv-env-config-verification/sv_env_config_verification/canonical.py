@@ -6,11 +6,13 @@ union of mapped findings keyed by ``(id, resource)``. Resources are named
 data sources) for Terraform.
 
 Semantics (what the project's Rego pack implements; mapped tool rules flag the same thing or a
-subset of it). "Containers" means containers and initContainers of a Pod or of the pod template
-of a Deployment/StatefulSet/DaemonSet/ReplicaSet/ReplicationController/Job/CronJob; rules about
-explicitly set values (privileged, capabilities, image tag) also cover ephemeralContainers.
-Several Kubernetes rules are secure-by-default requirements: an unset field is a violation.
-A compliant container sets ``securityContext: {allowPrivilegeEscalation: false,
+subset of it). "Containers" means containers, initContainers and ephemeralContainers of a Pod
+or of the pod template of a Deployment/StatefulSet/DaemonSet/ReplicaSet/ReplicationController/
+Job/CronJob; the one exception is `k8s/missing-resource-limits`, which skips ephemeral
+containers because the Kubernetes API forbids resources on them (so the finding could not be
+fixed). The items of a ``kind: List`` are objects like any other, named by their own kind and
+metadata.name. Several Kubernetes rules are secure-by-default requirements: an unset field is
+a violation. A compliant container sets ``securityContext: {allowPrivilegeEscalation: false,
 readOnlyRootFilesystem: true, runAsNonRoot: true}`` (or a runAsUser > 0, pod or container
 level), has ``resources.limits.cpu`` and ``.memory`` and an image with a non-latest tag or digest.
 """
@@ -24,6 +26,24 @@ from typing import Literal
 
 Severity = Literal["low", "med", "high"]
 SEVERITY_WEIGHT: Mapping[str, int] = MappingProxyType({"low": 1, "med": 2, "high": 3})
+DANGEROUS_CAPABILITIES = frozenset(
+    {
+        "ALL",
+        "SYS_ADMIN",
+        "NET_ADMIN",
+        "NET_RAW",
+        "SYS_PTRACE",
+        "SYS_MODULE",
+        "SYS_RAWIO",
+        "SYS_BOOT",
+        "SYS_TIME",
+        "DAC_READ_SEARCH",
+        "BPF",
+        "MAC_ADMIN",
+        "MAC_OVERRIDE",
+    }
+)
+"""Capabilities that `k8s/dangerous-capabilities` flags (the Rego pack holds the same set)."""
 
 
 @dataclass(frozen=True)
@@ -66,21 +86,21 @@ _K8S = [
         "k8s/run-as-root",
         "med",
         "Container may run as root",
-        "For a container (not ephemeral), the effective runAsNonRoot (container overrides pod) is "
-        "not true and the effective runAsUser is not a number > 0.",
+        "For a container, the effective runAsNonRoot (container overrides pod) is not true and "
+        "the effective runAsUser is not a number > 0.",
     ),
     (
         "k8s/privilege-escalation",
         "med",
         "Privilege escalation not disabled",
-        "A container (not ephemeral) does not set securityContext.allowPrivilegeEscalation: false.",
+        "A container does not set securityContext.allowPrivilegeEscalation: false.",
     ),
     (
         "k8s/missing-resource-limits",
         "low",
         "Missing CPU or memory limit",
-        "A container (not ephemeral) lacks resources.limits.cpu or resources.limits.memory "
-        "(unset, null, empty or 0).",
+        "A container or initContainer (ephemeral containers cannot set resources) lacks "
+        "resources.limits.cpu or resources.limits.memory (unset, null, empty or 0).",
     ),
     (
         "k8s/image-latest-tag",
@@ -101,7 +121,7 @@ _K8S = [
         "k8s/writable-root-filesystem",
         "low",
         "Root filesystem is writable",
-        "A container (not ephemeral) does not set securityContext.readOnlyRootFilesystem: true.",
+        "A container does not set securityContext.readOnlyRootFilesystem: true.",
     ),
     (
         "k8s/rbac-wildcard",

@@ -26,6 +26,11 @@ MAX_CONFIG_BYTES = 256 * 1024
 MAX_NODES = 200_000  # parsed values (aliases counted each time they expand)
 MAX_NAME_LEN = 128
 EXTENSIONS: dict[Kind, tuple[str, ...]] = {"k8s": (".yaml", ".yml"), "terraform": (".tf",)}
+SOURCE_EXTENSIONS: dict[Kind, tuple[str, ...]] = {
+    "k8s": (".yaml", ".yml", ".json"),
+    "terraform": (".tf",),
+}
+"""Suffixes of config *source* files; a JSON manifest becomes a YAML episode (`manifest_text`)."""
 _NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*$")
 TF_BLOCK_TYPES = frozenset(
     {
@@ -122,23 +127,83 @@ class ConfigFile:
 
 
 def detect_kind(name: str, text: str) -> Kind:
-    """'k8s' or 'terraform' from the file extension, else from the content."""
+    """'k8s' or 'terraform' from the file extension (`SOURCE_EXTENSIONS`), else the content."""
     lower = name.lower()
-    for kind, exts in EXTENSIONS.items():
+    if lower.endswith(".tf.json"):
+        raise ConfigError(f"{name!r}: Terraform JSON (.tf.json) is not supported; use HCL (.tf)")
+    for kind, exts in SOURCE_EXTENSIONS.items():
         if lower.endswith(exts):
             return kind
     if re.search(r"^\s*(resource|data|provider|terraform|module|variable)\s+\"", text, re.M):
         return "terraform"
     if re.search(r"^apiVersion\s*:", text, re.M) and re.search(r"^kind\s*:", text, re.M):
         return "k8s"
+    if _JSON_MANIFEST_RE.match(text) and '"kind"' in text:
+        return "k8s"
     raise ConfigError(f"cannot tell whether {name!r} is a Kubernetes or a Terraform config")
+
+
+_JSON_MANIFEST_RE = re.compile(r'^\ufeff?\s*\{\s*"(apiVersion|kind|items|metadata)"\s*:')
+
+
+def manifest_text(name: str, text: str) -> str:
+    """The episode text of a Kubernetes source file.
+
+    JSON is YAML, so a JSON manifest (a `.json` name, or text that starts like a JSON object)
+    keeps its text, unless YAML would read it differently (tab indentation, exponent
+    numbers, ...): then it is re-indented as JSON with two spaces. Invalid JSON in a `.json`
+    file raises `ConfigError`; other texts are returned unchanged.
+    """
+    is_json_name = name.lower().endswith(".json")
+    if not is_json_name and not _JSON_MANIFEST_RE.match(text):
+        return text
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        if not is_json_name:
+            return text
+        if isinstance(exc, json.JSONDecodeError):
+            raise ConfigError(
+                f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+            ) from None
+        raise ConfigError(f"invalid JSON: {type(exc).__name__}") from None
+    try:
+        same = yaml.load(text, Loader=_Loader) == value
+    except yaml.YAMLError:
+        same = False
+    return text if same else json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
 # ---------------------------------------------------------------- Kubernetes
 
 
 class _Loader(yaml.SafeLoader):
-    """SafeLoader that keeps timestamps as strings (JSON-compatible, like the k8s API)."""
+    """SafeLoader that keeps timestamps as strings (JSON-compatible, like the k8s API) and
+    refuses what tools read differently: merge keys (`<<`) and duplicate mapping keys."""
+
+    def flatten_mapping(self, node: yaml.MappingNode) -> None:
+        for key, _ in node.value:
+            if key.tag == "tag:yaml.org,2002:merge":
+                raise yaml.constructor.ConstructorError(
+                    None, None, "YAML merge keys (<<) are not supported", key.start_mark
+                )
+        super().flatten_mapping(node)
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        mapping = super().construct_mapping(node, deep=deep)
+        if len(mapping) < len(node.value):
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                key = getattr(key_node, "value", None)
+                if isinstance(key_node, yaml.ScalarNode) and key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"duplicate mapping key {key!r}", key_node.start_mark
+                    )
+                seen.add(key)
+            raise yaml.constructor.ConstructorError(
+                None, None, "duplicate mapping key", node.start_mark
+            )
+        return mapping
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -154,32 +219,105 @@ def _yaml_error(exc: yaml.YAMLError) -> ConfigError:
     return ConfigError(f"invalid YAML{where}: {problem}")
 
 
-def _jsonable(value: Any, budget: list[int]) -> Any:
-    """A JSON-compatible copy; aliases are expanded within `MAX_NODES` (YAML bombs fail)."""
+MAX_DEPTH = 64
+"""Deepest nesting of a parsed config (real manifests stay far below it)."""
+
+
+def _json_text(value: str) -> str:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigError(f"string {value[:40]!r} is not valid Unicode (lone surrogate)") from None
+    return value
+
+
+def _jsonable(value: Any, budget: list[int], depth: int = 0) -> Any:
+    """A plain-JSON copy; aliases are expanded within `MAX_NODES` (YAML bombs fail).
+
+    Raises `ConfigError` for what has no single JSON reading: non-string mapping keys, NaN or
+    infinite numbers, strings with lone surrogates, binary/set/timestamp/ordered-map values
+    (explicit YAML tags) and nesting deeper than `MAX_DEPTH`.
+    """
     budget[0] -= 1
     if budget[0] < 0:
         raise ConfigError(f"config expands to more than {MAX_NODES} values (YAML aliases?)")
+    if depth > MAX_DEPTH:
+        raise ConfigError(f"config is nested more than {MAX_DEPTH} levels deep")
     if isinstance(value, dict):
-        return {str(k): _jsonable(v, budget) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v, budget) for v in value]
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    if isinstance(value, float) and value != value:  # NaN
-        return None
-    return value
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ConfigError(f"mapping key {key!r} is not a string (quote it)")
+            out[_json_text(key)] = _jsonable(item, budget, depth + 1)
+        return out
+    if isinstance(value, list):
+        return [_jsonable(v, budget, depth + 1) for v in value]
+    if isinstance(value, str):
+        return _json_text(value)
+    if isinstance(value, float) and (value != value or abs(value) == float("inf")):
+        raise ConfigError(f"{value} is not a JSON number")
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    raise ConfigError(f"a {type(value).__name__} value (explicit YAML tag?) has no JSON form")
+
+
+def is_list_object(doc: object) -> bool:
+    """True for a `kind: List` (or `<Kind>List`) wrapper whose objects are in `items`."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("kind"), str):
+        return False
+    named = isinstance(doc.get("metadata"), dict) and bool(doc["metadata"].get("name"))
+    return doc["kind"].endswith("List") and "items" in doc and not named
+
+
+def _check_object(obj: object, where: str) -> dict[str, Any]:
+    if not isinstance(obj, dict):
+        raise ConfigError(f"{where} is a {type(obj).__name__}, not a Kubernetes object")
+    for key in ("apiVersion", "kind"):
+        if not isinstance(obj.get(key), str) or not obj[key]:
+            raise ConfigError(f"{where} has no {key!r} (every object needs apiVersion/kind)")
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not meta["name"]:
+        raise ConfigError(f"{where} ({obj['kind']}) has no metadata.name")
+    return obj
+
+
+def manifest_objects(doc: object, where: str) -> list[dict[str, Any]]:
+    """The Kubernetes objects of one YAML document (`where` names it in errors).
+
+    A plain document is one object. A `kind: List` document (see `is_list_object`) stands for
+    its `items`: each item is an object with its own apiVersion, kind and metadata.name (so its
+    own resource name); nested lists are refused.
+    """
+    if not is_list_object(doc):
+        return [_check_object(doc, where)]
+    assert isinstance(doc, dict)
+    items = doc["items"]
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise ConfigError(f"{where} ({doc['kind']}) has items that are not a list")
+    out = []
+    for j, item in enumerate(items):
+        at = f"{where} item {j + 1}"
+        if is_list_object(item):
+            raise ConfigError(f"{at} is a nested {item['kind']}")
+        out.append(_check_object(item, at))
+    return out
 
 
 def parse_k8s(text: str) -> list[dict[str, Any]]:
     """The objects of a multi-document manifest; empty documents are skipped.
 
-    Every document must be a mapping with string `apiVersion`, `kind` and `metadata.name`.
+    Every object must be a mapping with string `apiVersion`, `kind` and `metadata.name`; a
+    `kind: List` document contributes its items (see `manifest_objects`).
     """
     text = check_text(text)
     try:
         docs = list(yaml.load_all(text, Loader=_Loader))
     except yaml.YAMLError as exc:
         raise _yaml_error(exc) from None
+    except RecursionError:
+        raise ConfigError(f"YAML is nested more than {MAX_DEPTH} levels deep") from None
     objects: list[dict[str, Any]] = []
     budget = [MAX_NODES]
     starts = [s for s, _, _ in _doc_spans(text)]
@@ -187,15 +325,7 @@ def parse_k8s(text: str) -> list[dict[str, Any]]:
         if doc is None:
             continue
         where = f"document {i + 1}" + (f" (line {starts[i]})" if i < len(starts) else "")
-        if not isinstance(doc, dict):
-            raise ConfigError(f"{where} is a {type(doc).__name__}, not a Kubernetes object")
-        for key in ("apiVersion", "kind"):
-            if not isinstance(doc.get(key), str) or not doc[key]:
-                raise ConfigError(f"{where} has no {key!r} (every object needs apiVersion/kind)")
-        meta = doc.get("metadata")
-        if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not meta["name"]:
-            raise ConfigError(f"{where} ({doc['kind']}) has no metadata.name")
-        objects.append(_jsonable(doc, budget))
+        objects.extend(_jsonable(o, budget) for o in manifest_objects(doc, where))
     if not objects:
         raise ConfigError("manifest contains no Kubernetes objects")
     return objects
@@ -221,21 +351,41 @@ def k8s_resource(obj: dict[str, Any]) -> str:
     return f"{obj.get('kind')}/{(obj.get('metadata') or {}).get('name')}"
 
 
+def _node_resource(node: yaml.Node) -> tuple[str | None, dict[str, yaml.Node]]:
+    """('Kind/name' or None, top-level fields) of a composed YAML mapping node."""
+    if not isinstance(node, yaml.MappingNode):
+        return None, {}
+    fields = {k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
+    kind, meta = fields.get("kind"), fields.get("metadata")
+    name = None
+    if isinstance(meta, yaml.MappingNode):
+        name = next((v.value for k, v in meta.value if getattr(k, "value", None) == "name"), None)
+    if isinstance(kind, yaml.ScalarNode) and isinstance(name, str) and name:
+        return f"{kind.value}/{name}", fields
+    return None, fields
+
+
+def _node_lines(node: yaml.Node) -> tuple[int, int]:
+    end = node.end_mark.line + (1 if node.end_mark.column else 0)
+    return node.start_mark.line + 1, max(end, node.start_mark.line + 1)
+
+
 def k8s_spans(text: str) -> list[tuple[int, int, str]]:
-    """(first line, last line, 'Kind/name') per object of a manifest."""
+    """(first line, last line, 'Kind/name') per object of a manifest (`kind: List` items too)."""
     out = []
     for start, end, node in _doc_spans(text):
-        if not isinstance(node, yaml.MappingNode):
+        resource, fields = _node_resource(node)
+        if resource is not None:
+            out.append((start, end, resource))
             continue
-        fields = {k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
-        kind, meta = fields.get("kind"), fields.get("metadata")
-        name = None
-        if isinstance(meta, yaml.MappingNode):
-            name = next(
-                (v.value for k, v in meta.value if getattr(k, "value", None) == "name"), None
-            )
-        if isinstance(kind, yaml.ScalarNode) and name:
-            out.append((start, end, f"{kind.value}/{name}"))
+        items = fields.get("items")
+        kind = fields.get("kind")
+        if not (isinstance(kind, yaml.ScalarNode) and str(kind.value).endswith("List")):
+            continue
+        for item in items.value if isinstance(items, yaml.SequenceNode) else []:
+            name, _ = _node_resource(item)
+            if name is not None:
+                out.append((*_node_lines(item), name))
     return out
 
 

@@ -45,13 +45,14 @@ from sv_env_config_verification.dataset import (
     CORPUS_DIR,
     DEFAULT_N,
     DEFAULT_SEED,
+    DIR_SUFFIXES,
     ENV_ID,
     ConfigItem,
     DatasetError,
     build_items,
     finding_dict,
     load_bases,
-    load_items,
+    load_report,
 )
 from sv_env_config_verification.mutations import supported_ids
 from sv_env_config_verification.tools.semgrep_tool import WORKLOADS
@@ -116,7 +117,6 @@ _FENCE_LANGS = {
     "k8s": ("yaml", "yml", "k8s", "kubernetes", "config", ""),
     "terraform": ("hcl", "terraform", "tf", "config", ""),
 }
-_DIR_SUFFIXES = (".yaml", ".yml", ".tf")
 _HF_SUFFIXES = (".csv", ".json", ".jsonl", ".parquet")
 _KIND_WORDS = {"k8s": "Kubernetes manifest (YAML)", "terraform": "Terraform file (HCL, AWS)"}
 _SOURCE_OPTIONS = {
@@ -248,7 +248,7 @@ def _input_revision(source: str, path: str, recursive: bool) -> str:
         return f"hf-hub:{path}@unpinned"
     if where.is_file():
         return _tree_hash([where], where)
-    suffixes = _DIR_SUFFIXES if source == "dir" else _HF_SUFFIXES
+    suffixes = DIR_SUFFIXES if source == "dir" else _HF_SUFFIXES
     pattern = where.rglob("*") if recursive or source == "hf" else where.glob("*")
     files = [p for p in pattern if p.is_file() and p.suffix.lower() in suffixes]
     return _tree_hash(files, where)
@@ -279,6 +279,7 @@ def _load(name: str, request: SourceRequest) -> SourceData:
         "tools": list(labeler.tools),
         "tool_versions": oracle_versions(labeler.tools),
     }
+    skipped: list[tuple[str, str]] = []  # inputs a strict=False load skipped
     if name == "builtin":
         n = _number(options, "n", DEFAULT_N, int)
         fraction = _number(options, "clean_fraction", CLEAN_FRACTION, float)
@@ -298,7 +299,7 @@ def _load(name: str, request: SourceRequest) -> SourceData:
             for role in ("text", "name", "kind")
             if f"{role}_column" in options
         }
-        items = load_items(
+        report = load_report(
             "all",
             name,
             request.path,
@@ -309,9 +310,11 @@ def _load(name: str, request: SourceRequest) -> SourceData:
             columns=columns or None,
             scan=labeler,
         )
+        items, skipped = report.items, list(report.skipped)
         origin, license_ = request.path, "see source"
         revision = _input_revision(name, request.path, recursive)
     items, rejected = _without_errors(items, labeler)
+    rejected = skipped + rejected
     return SourceData(
         rows=items,
         name=name,

@@ -15,9 +15,10 @@ Generating items is cheap and deterministic; labeling runs the tools once per di
 Sources of :func:`load_items`:
 
 * ``builtin`` — the above.
-* ``dir`` — every ``*.yaml``/``*.yml``/``*.tf`` file under ``path`` (recursive by default);
-  the kind comes from the extension, the episode name is the sanitised base name, the group
-  (``base_id``) is the path relative to ``path``.
+* ``dir`` — every ``*.yaml``/``*.yml``/``*.json``/``*.tf`` file under ``path`` (recursive by
+  default); the kind comes from the extension, the episode name is the sanitised base name, the
+  group (``base_id``) is the path relative to ``path``. A JSON manifest is a YAML episode named
+  ``<stem>.yaml`` (JSON is YAML; see :func:`configs.manifest_text`).
 * ``hf`` — ``datasets.load_dataset`` on a Hub id or a local csv/json/jsonl/parquet file or
   directory. Column mapping (first present wins): text ← ``content``, ``text``, ``config``;
   name ← ``path``, ``filename``, ``file_name``, ``name``; optional kind ← ``kind``
@@ -27,19 +28,23 @@ Sources of :func:`load_items`:
 A dataset built by ``sv data build`` is read with :func:`load_built` (a build directory, a
 build name or ``latest``).
 
-Files and rows are validated (size, UTF-8 text, no NUL bytes, parse) and a failure raises
-:class:`DatasetError` naming the file or row (``strict=False`` skips it instead).
+Files and rows are validated (size, UTF-8 text, no NUL bytes, parse). With ``strict=True`` (the
+default) a failure raises :class:`DatasetError` naming the file or row and the reason; with
+``strict=False`` it is skipped with a warning log line and recorded in the load's
+:class:`LoadReport` (``skipped``; :meth:`LoadReport.provenance` gives the count), never silently.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import random
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -47,10 +52,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from sv_env_config_verification.configs import (
+    SOURCE_EXTENSIONS,
     ConfigError,
     ConfigFile,
     decode_text,
     detect_kind,
+    manifest_text,
+    parse,
 )
 from sv_env_config_verification.mutations import (
     MutationResult,
@@ -69,6 +77,7 @@ __all__ = [
     "SPLITS",
     "ConfigItem",
     "DatasetError",
+    "LoadReport",
     "agreement_report",
     "base_splits",
     "build_items",
@@ -77,6 +86,7 @@ __all__ = [
     "load_bases",
     "load_built",
     "load_items",
+    "load_report",
 ]
 
 ENV_ID = "sv-env-config-verification"
@@ -91,12 +101,27 @@ _MUTATION_COUNTS = ((1, 0.5), (2, 0.3), (3, 0.2))
 _SPLIT_TRIES = 500
 _FRESH_TRIES = 8
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9._-]")
+DIR_SUFFIXES = tuple(dict.fromkeys(ext for exts in SOURCE_EXTENSIONS.values() for ext in exts))
+"""File suffixes that ``source=dir`` loads (lower case)."""
+log = logging.getLogger(__name__)
 
 ScanFn = Callable[[ConfigFile], Sequence[Any]]
 
 
 class DatasetError(ValueError):
     """A dataset source that cannot be loaded (the message names the file or row)."""
+
+
+Skipped = list[tuple[str, str]]
+"""(file or row, reason) of inputs skipped by a ``strict=False`` load."""
+
+
+def _skip(skipped: Skipped, where: str, reason: object, strict: bool) -> None:
+    """Fail the load (``strict``) or record and log the skipped input: never silently."""
+    if strict:
+        raise DatasetError(f"{where}: {reason}")
+    log.warning("skipped %s (strict=False): %s", where, reason)
+    skipped.append((where, str(reason)))
 
 
 class ConfigItem(BaseModel):
@@ -355,6 +380,8 @@ def _group_split(group: str, seed: int) -> str:
 
 def _episode_name(raw: str, kind: str, fallback: str) -> str:
     base = Path(raw.replace("\\", "/")).name if raw else ""
+    if kind == "k8s" and base.lower().endswith(".json"):
+        base = base[: -len(".json")] + ".yaml"  # a JSON manifest is a YAML episode
     name = _NAME_CHARS.sub("_", base).lstrip(".-") or fallback
     ext = ".tf" if kind == "terraform" else (".yaml", ".yml")
     if not name.lower().endswith(ext):
@@ -366,23 +393,28 @@ def _external_item(
     *, item_id: str, raw_name: str, kind: str | None, text: str, group: str, source: str
 ) -> tuple[ConfigFile, dict[str, Any]]:
     kind = kind or detect_kind(raw_name, text)
+    if kind == "k8s" and isinstance(text, str):
+        text = manifest_text(raw_name, text)
     config = ConfigFile(kind=kind, name=_episode_name(raw_name, kind, f"{item_id}"), text=text)
-    from sv_env_config_verification.configs import parse
-
     parse(config)  # syntax errors surface here, with the file named by the caller
     meta = {"id": item_id, "base_id": group, "source": source}
     return config, meta
 
 
-def _load_dir(path: Path, recursive: bool, strict: bool) -> list[tuple[ConfigFile, dict]]:
+def dir_files(path: Path, recursive: bool = True) -> list[Path]:
+    """The config files ``source=dir`` loads from ``path`` (suffixes `DIR_SUFFIXES`), sorted."""
+    pattern = path.rglob("*") if recursive else path.glob("*")
+    return sorted(p for p in pattern if p.is_file() and p.suffix.lower() in DIR_SUFFIXES)
+
+
+def _load_dir(
+    path: Path, recursive: bool, strict: bool, skipped: Skipped
+) -> list[tuple[ConfigFile, dict]]:
     if not path.is_dir():
         raise DatasetError(f"{path}: not a directory")
-    pattern = path.rglob("*") if recursive else path.glob("*")
-    files = sorted(
-        p for p in pattern if p.is_file() and p.suffix.lower() in (".yaml", ".yml", ".tf")
-    )
+    files = dir_files(path, recursive)
     if not files:
-        raise DatasetError(f"{path}: no .yaml/.yml/.tf files found")
+        raise DatasetError(f"{path}: no {'/'.join(DIR_SUFFIXES)} files found")
     out = []
     for file in files:
         rel = file.relative_to(path).as_posix()
@@ -399,8 +431,9 @@ def _load_dir(path: Path, recursive: bool, strict: bool) -> list[tuple[ConfigFil
                 )
             )
         except ConfigError as exc:
-            if strict:
-                raise DatasetError(f"{rel}: {exc}") from None
+            _skip(skipped, rel, exc, strict)
+        except OSError as exc:
+            _skip(skipped, rel, f"cannot read: {exc.strerror or exc}", strict)
     return out
 
 
@@ -445,7 +478,11 @@ def _hf_dataset(name_or_path: str, hf_split: str) -> Any:
 
 
 def _load_hf(
-    name_or_path: str, hf_split: str, columns: dict[str, str] | None, strict: bool
+    name_or_path: str,
+    hf_split: str,
+    columns: dict[str, str] | None,
+    strict: bool,
+    skipped: Skipped,
 ) -> list[tuple[ConfigFile, dict]]:
     ds = _hf_dataset(name_or_path, hf_split)
     names = list(ds.column_names)
@@ -481,12 +518,41 @@ def _load_hf(
                 )
             )
         except ConfigError as exc:
-            if strict:
-                raise DatasetError(f"{where}: {exc}") from None
+            _skip(skipped, where, exc, strict)
     return out
 
 
+@dataclass(frozen=True)
+class LoadReport:
+    """The items of one load and the inputs a ``strict=False`` load skipped, with reasons."""
+
+    items: list[ConfigItem]
+    skipped: tuple[tuple[str, str], ...] = ()
+
+    def provenance(self) -> dict[str, Any]:
+        """``{"n", "skipped", "skipped_inputs": [{"where", "reason"}]}`` for run metadata."""
+        return {
+            "n": len(self.items),
+            "skipped": len(self.skipped),
+            "skipped_inputs": [{"where": w, "reason": r} for w, r in self.skipped],
+        }
+
+
 def load_items(
+    split: str = "test",
+    source: str = "builtin",
+    path: str | Path | None = None,
+    max_examples: int = -1,
+    **options: Any,
+) -> list[ConfigItem]:
+    """Items of one split (``train``/``dev``/``test``/``all``) from a source (module docstring).
+
+    Options as for :func:`load_report`, which also says what a ``strict=False`` load skipped.
+    """
+    return load_report(split, source, path, max_examples, **options).items
+
+
+def load_report(
     split: str = "test",
     source: str = "builtin",
     path: str | Path | None = None,
@@ -500,11 +566,14 @@ def load_items(
     columns: dict[str, str] | None = None,
     scan: ScanFn | None = None,
     cache_dir: str | Path | None = None,
-) -> list[ConfigItem]:
-    """Items of one split (``train``/``dev``/``test``/``all``) from a source (module docstring).
+) -> LoadReport:
+    """The items of one split from a source, and what was skipped.
 
     ``max_examples`` > 0 keeps the first that many items of the split (only those are
-    scanned). ``scan`` replaces the oracle (tests); errors raise :class:`DatasetError`.
+    scanned). ``scan`` replaces the oracle (tests). ``strict`` (default) raises
+    :class:`DatasetError` naming the failing file or row; ``strict=False`` skips it with a
+    warning and lists it in ``LoadReport.skipped`` (inputs of every split, since splits are
+    assigned after loading).
     """
     if source not in SOURCES:
         raise DatasetError(f"unknown source {source!r}; valid sources: {', '.join(SOURCES)}")
@@ -514,16 +583,19 @@ def load_items(
     run = _scanner(scan, cache_dir)
     if source == "builtin":
         raws = [r for r in _generate(seed, n, CLEAN_FRACTION) if split in ("all", r["split"])]
-        return [
-            ConfigItem(**raw, findings=run(ConfigFile(raw["kind"], raw["name"], raw["text"])))
-            for raw in raws[:limit]
-        ]
+        return LoadReport(
+            [
+                ConfigItem(**raw, findings=run(ConfigFile(raw["kind"], raw["name"], raw["text"])))
+                for raw in raws[:limit]
+            ]
+        )
     if path is None:
         raise DatasetError(f"source {source!r} needs path=<directory or dataset>")
+    skipped: Skipped = []
     loaded = (
-        _load_dir(Path(path), recursive, strict)
+        _load_dir(Path(path), recursive, strict, skipped)
         if source == "dir"
-        else _load_hf(str(path), hf_split, columns, strict)
+        else _load_hf(str(path), hf_split, columns, strict, skipped)
     )
     chosen = [
         (config, {**meta, "split": _group_split(meta["base_id"], seed)}) for config, meta in loaded
@@ -534,8 +606,7 @@ def load_items(
         try:
             findings = run(config)
         except ConfigError as exc:
-            if strict:
-                raise DatasetError(f"{meta['base_id']}: {exc}") from None
+            _skip(skipped, meta["base_id"], exc, strict)
             continue
         items.append(
             ConfigItem(
@@ -547,7 +618,9 @@ def load_items(
                 **meta,
             )
         )
-    return items
+    if skipped:
+        log.warning("%s load of %s: %d input(s) skipped (strict=False)", source, path, len(skipped))
+    return LoadReport(items, tuple(skipped))
 
 
 def load_built(ref: str, split: str = "test") -> tuple[list[ConfigItem], dict[str, Any]]:

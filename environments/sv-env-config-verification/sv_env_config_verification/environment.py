@@ -19,7 +19,7 @@ from sv_env_config_verification.dataset import (
     ConfigItem,
     content_hash,
     load_built,
-    load_items,
+    load_report,
 )
 from sv_env_config_verification.model_tools import EPISODE_ARG, MODEL_TOOLS
 from sv_env_config_verification.oracle import tool_versions
@@ -90,6 +90,7 @@ def load_environment(
     reward_weights: Mapping[str, float] | None = None,
     scan_cache_dir: str | None = None,
     dataset: str | None = None,
+    strict: bool = True,
     **_: Any,
 ) -> vf.Environment:
     """Build E2.
@@ -106,13 +107,19 @@ def load_environment(
             keyed by tool, tool version, rules hash and content hash.
         dataset: a dataset built by `sv data build` — its directory, build name or "latest"
             (overrides source/path; its rows carry their oracle labels, nothing is scanned).
+        strict: for "dir"/"hf": a file or row that fails to load fails the build (default);
+            False skips it with a warning and counts it in `sv_dataset_info["skipped"]`.
     """
     built: dict[str, Any] = {}
+    skipped: dict[str, Any] = {}
     if dataset:
         items, built = load_built(dataset, split)
     else:
         cache_dir = scan_cache_dir or default_scan_cache_dir()
-        items = load_items(split, source, path, cache_dir=cache_dir)
+        report = load_report(split, source, path, cache_dir=cache_dir, strict=strict)
+        items = report.items
+        if source != "builtin":
+            skipped = {k: v for k, v in report.provenance().items() if k != "n"}
     if seed is not None:
         items = list(items)
         random.Random(seed).shuffle(items)
@@ -134,15 +141,19 @@ def load_environment(
         if include_tools
         else vf.SingleTurnEnv(**common)
     )
-    env.sv_dataset_info = {
-        "source": "dataset" if dataset else source,
-        "path": built.get("dataset", path),
-        "split": split,
-        "n": len(items),
-        "content_hash": content_hash(items),
-        "order_seed": seed,
-        "include_tools": include_tools,
-    } | _build_provenance(built)
+    env.sv_dataset_info = (
+        {
+            "source": "dataset" if dataset else source,
+            "path": built.get("dataset", path),
+            "split": split,
+            "n": len(items),
+            "content_hash": content_hash(items),
+            "order_seed": seed,
+            "include_tools": include_tools,
+        }
+        | skipped
+        | _build_provenance(built)
+    )
     component_weights = {name: getattr(weights, name) for name in REWARD_COMPONENTS}
     env.sv_reward_config = {
         "weights": component_weights,

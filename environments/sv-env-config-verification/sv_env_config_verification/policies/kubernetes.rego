@@ -1,6 +1,7 @@
 # Security Verifiers E2 — Kubernetes policy pack (Rego v1).
 #
-# Input:  {"objects": [<Kubernetes object>, ...]}  — the documents of one manifest, in order.
+# Input:  {"objects": [<Kubernetes object>, ...]}  — the objects of one manifest, in order
+#         (configs.parse_k8s: one per document; a `kind: List` contributes its items).
 # Output: data.sv.kubernetes.violations — a set of
 #         {"rule": <canonical id>, "resource": "<Kind>/<metadata.name>", "msg": <text>}.
 # Rule semantics are documented in canonical.py (one rule per canonical k8s/* id).
@@ -43,20 +44,11 @@ pods contains {"resource": resource(o), "spec": spec} if {
 	is_object(spec)
 }
 
-# Containers and initContainers (the secure-by-default rules apply to these).
+# Every container of a pod spec: containers, initContainers and ephemeralContainers.
 containers contains {"resource": p.resource, "spec": p.spec, "c": c, "field": f} if {
 	some p in pods
-	some f in ["containers", "initContainers"]
+	some f in ["containers", "initContainers", "ephemeralContainers"]
 	some c in arr(p.spec[f])
-	is_object(c)
-}
-
-# Every container including ephemeralContainers (rules on explicitly set values).
-all_containers contains x if some x in containers
-
-all_containers contains {"resource": p.resource, "spec": p.spec, "c": c, "field": "ephemeralContainers"} if {
-	some p in pods
-	some c in arr(p.spec.ephemeralContainers)
 	is_object(c)
 }
 
@@ -108,7 +100,7 @@ norm_cap(c) := trim_prefix(upper(c), "CAP_")
 # ---------------------------------------------------------------- rules
 
 violations contains v if {
-	some x in all_containers
+	some x in containers
 	csc(x).privileged == true
 	v := {"rule": "k8s/privileged-container", "resource": x.resource, "msg": sprintf("%s is privileged", [cname(x)])}
 }
@@ -144,15 +136,17 @@ violations contains v if {
 	v := {"rule": "k8s/privilege-escalation", "resource": x.resource, "msg": sprintf("%s does not set allowPrivilegeEscalation: false", [cname(x)])}
 }
 
+# Ephemeral containers are skipped: the API forbids resources on them.
 violations contains v if {
 	some x in containers
+	x.field != "ephemeralContainers"
 	some res in ["cpu", "memory"]
 	missing_limit(x, res)
 	v := {"rule": "k8s/missing-resource-limits", "resource": x.resource, "msg": sprintf("%s has no %s limit", [cname(x), res])}
 }
 
 violations contains v if {
-	some x in all_containers
+	some x in containers
 	is_string(x.c.image)
 	bad_tag(x.c.image)
 	v := {"rule": "k8s/image-latest-tag", "resource": x.resource, "msg": sprintf("%s image '%s' is not pinned (latest or no tag)", [cname(x), x.c.image])}
@@ -167,7 +161,7 @@ violations contains v if {
 }
 
 violations contains v if {
-	some x in all_containers
+	some x in containers
 	some cap in arr(field(field(csc(x), "capabilities"), "add"))
 	is_string(cap)
 	norm_cap(cap) in dangerous_caps
