@@ -271,3 +271,15 @@ def test_catalogue_documents_the_container_scope() -> None:
         CATALOGUE["k8s/missing-resource-limits"].description
     )
     assert "(not ephemeral)" not in CATALOGUE["k8s/run-as-root"].description
+
+
+def test_a_file_the_tools_did_not_fully_scan_gets_no_labels(tmp_path: Path) -> None:
+    """Labels come only from a scan in which every tool evaluated every object."""
+    (tmp_path / "ok.yaml").write_text(POD_JSON)
+    # checkov drops a whole file with Helm template syntax in it, even in a comment
+    (tmp_path / "helm.yaml").write_text("# {{ .Values.note }}\n" + POD_JSON)
+    with pytest.raises(DatasetError, match=r"helm\.yaml.*did not scan every object"):
+        load_items("all", source="dir", path=tmp_path)
+    report = load_report("all", source="dir", path=tmp_path, strict=False)
+    assert [item.base_id for item in report.items] == ["ok.yaml"]
+    assert [where for where, _ in report.skipped] == ["helm.yaml"]

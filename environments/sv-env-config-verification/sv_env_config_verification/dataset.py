@@ -170,7 +170,8 @@ def finding_dict(finding: Any) -> dict[str, Any]:
 def _scanner(
     scan: ScanFn | None, cache_dir: str | Path | None = None
 ) -> Callable[[ConfigFile], list[dict[str, Any]]]:
-    """A memoised labeler: the given ``scan``, else the oracle (optionally disk-cached)."""
+    """A memoised labeler: the given ``scan``, else the oracle (optionally disk-cached); an
+    oracle scan that did not evaluate every object raises `ConfigError` (no label)."""
     if scan is None:
         from sv_env_config_verification.oracle import scan as oracle_scan
         from sv_env_config_verification.scan_cache import ScanCache
@@ -179,7 +180,11 @@ def _scanner(
         store = ScanCache(directory=directory) if directory else None
 
         def scan(config: ConfigFile) -> Sequence[Any]:
-            return oracle_scan(config, cache=store).findings
+            result = oracle_scan(config, cache=store)
+            if not result.valid:  # labels from a partial scan would be wrong
+                reasons = "; ".join(result.invalid_reasons)
+                raise ConfigError(f"the tools did not scan every object ({reasons})")
+            return result.findings
 
     memo: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
 
