@@ -8,6 +8,10 @@ size, processes, open files, no core dumps) and a wall-clock timeout that kills 
 process group. Run as root, the code runs under a fresh unprivileged uid, so the process
 limit really applies and nothing of root's (`~/.ssh`, keys) is readable.
 
+`run_sandboxed_group` runs several such sandboxes at once that share only the scratch
+directory (and the private uid) and talk over descriptors passed in, e.g. E3's test process
+and the untrusted code it tests, each unable to see the other's files or processes.
+
 Requires the `bwrap` binary (Debian/Ubuntu: `apt-get install bubblewrap`).
 """
 
@@ -23,7 +27,7 @@ import stat
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -201,6 +205,17 @@ def _stderr_violations(stderr: str) -> list[str]:
     return found
 
 
+@dataclass(frozen=True)
+class SandboxCommand:
+    """One command of `run_sandboxed_group`: its own sandbox, mounts, stdin and descriptors."""
+
+    argv: Sequence[str]
+    readonly: Sequence[ReadOnly] = ()
+    stdin: str = ""
+    pass_fds: Sequence[int] = ()
+    """Descriptors the command inherits at the same numbers (e.g. one end of a socket pair)."""
+
+
 def run_sandboxed(
     argv: Sequence[str],
     scratch: Path,
@@ -216,10 +231,75 @@ def run_sandboxed(
     (e.g. a Python prefix), a `(host_path, inside_path)` pair at `inside_path`.
     Returns when the process tree is gone; never raises for what the code does.
     """
+    command = SandboxCommand(argv, readonly, stdin)
+    return run_sandboxed_group([command], scratch, limits, env=env)[0]
+
+
+def run_sandboxed_group(
+    commands: Sequence[SandboxCommand],
+    scratch: Path,
+    limits: SandboxLimits = SandboxLimits(),
+    *,
+    env: Mapping[str, str] | None = None,
+    grace_s: float = 2.0,
+    on_start: Callable[[], None] | None = None,
+) -> list[SandboxResult]:
+    """Run several commands at once, each in its own sandbox (own PID, network, IPC and
+    mount namespaces; it sees only its own `readonly` mounts), sharing only `scratch` and,
+    run as root, one private uid (so each can use the files the other writes there, and
+    the process limit counts them together). They can talk only over descriptors passed
+    with `pass_fds`. The first command is the main one: the run lasts until it ends or
+    `limits.wall_s` passes; the others then get `grace_s` to exit before their process
+    groups are killed. Every other limit applies to each command. One result per command,
+    in order; the stdin of commands after the first must fit a pipe buffer. `on_start` runs
+    once every command has started (e.g. to close the caller's copies of passed sockets).
+    """
+    if not commands:
+        raise ValueError("no command to run")
     bwrap = bwrap_path()
     scratch = Path(scratch).resolve()
     (scratch / ".tmp").mkdir(exist_ok=True)
     as_root = os.geteuid() == 0
+    if as_root:
+        uid = secrets.randbelow(UID_RANGE[1] - UID_RANGE[0]) + UID_RANGE[0]
+        _chown_tree(scratch, uid)
+        nproc = limits.processes
+    else:
+        uid = os.getuid()
+        nproc = _own_process_count() + limits.processes
+    with tempfile.TemporaryDirectory(prefix="sv-sbx-io-") as io_dir:
+        running = []
+        try:
+            for n, command in reversed(list(enumerate(commands))):
+                cmd = _bwrap_command(bwrap, command, scratch, env or {}, uid if as_root else None)
+                running.append(_Running.start(cmd, command, Path(io_dir, str(n)), limits, nproc))
+            running.reverse()
+            for other, command in zip(running[1:], commands[1:], strict=True):
+                other.feed(command.stdin)
+            if on_start is not None:
+                on_start()
+            running[0].communicate(commands[0].stdin, limits.wall_s)
+            for other in running[1:]:
+                other.wait(grace_s)
+        finally:
+            for proc in running:
+                proc.stop()
+        results = [proc.result(limits) for proc in running]
+    if as_root:
+        main = results[0]
+        reaped = _reap_uid(uid)
+        if reaped > main.leftover_processes:
+            main.violations = [v for v in main.violations if "outlived the sandbox" not in v]
+            main.violations.append(f"{reaped} process(es) outlived the sandbox and were killed")
+            main.leftover_processes = reaped
+    return results
+
+
+def _bwrap_command(
+    bwrap: str, command: SandboxCommand, scratch: Path, env: Mapping[str, str], uid: int | None
+) -> list[str]:
+    """The bwrap command line for `command`; `uid` is the private uid (run as root) or None
+    (run as a user: a user namespace)."""
     cmd = [
         bwrap,
         "--unshare-net",
@@ -230,7 +310,7 @@ def run_sandboxed(
         "--die-with-parent",
         "--new-session",
         "--clearenv",
-        *_mounts(readonly),
+        *_mounts(command.readonly),
         "--proc",
         "/proc",
         "--dev",
@@ -243,28 +323,36 @@ def run_sandboxed(
         INSIDE,
         "--chdir",
         INSIDE,
-        *_environment(env or {}),
+        *_environment(env),
         "--remount-ro",
         "/",
     ]
-    if as_root:
-        uid = secrets.randbelow(UID_RANGE[1] - UID_RANGE[0]) + UID_RANGE[0]
-        _chown_tree(scratch, uid)
+    if uid is not None:
         cmd += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         cmd += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
         cmd += ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
-        nproc = limits.processes
     else:
-        uid = os.getuid()
         cmd[1:1] = ["--unshare-user"]
-        nproc = _own_process_count() + limits.processes
-    cmd += ["/bin/sh", "-c", LEFTOVER_PROBE, "sv-sandbox", *argv]
+    return [*cmd, "/bin/sh", "-c", LEFTOVER_PROBE, "sv-sandbox", *command.argv]
 
-    with tempfile.TemporaryDirectory(prefix="sv-sbx-io-") as io_dir:
-        out_path, err_path = Path(io_dir, "stdout"), Path(io_dir, "stderr")
-        start = time.perf_counter()
-        timed_out = False
-        with out_path.open("wb") as out, err_path.open("wb") as err:
+
+@dataclass
+class _Running:
+    """One started sandbox: its process, output files and what happened to it."""
+
+    proc: subprocess.Popen
+    io: Path
+    started: float
+    timed_out: bool = False
+    killed_late: bool = False
+    ended: float | None = None
+
+    @classmethod
+    def start(
+        cls, cmd: list[str], command: SandboxCommand, io: Path, limits: SandboxLimits, nproc: int
+    ) -> _Running:
+        io.mkdir()
+        with (io / "stdout").open("wb") as out, (io / "stderr").open("wb") as err:
             proc = subprocess.Popen(
                 cmd,
                 stdin=subprocess.PIPE,
@@ -273,45 +361,79 @@ def run_sandboxed(
                 preexec_fn=_limits_preexec(limits, nproc),
                 start_new_session=True,
                 close_fds=True,
+                pass_fds=tuple(command.pass_fds),
                 # bwrap runs inside as PID 1, and (as a non-root user) the code may read its
                 # /proc/1/environ: it must not hold the caller's environment (API keys)
                 env={"PATH": DEFAULT_PATH},
             )
-            try:
-                proc.communicate(stdin.encode(), timeout=limits.wall_s)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-                _kill_group(proc.pid)
-                proc.wait()
-            finally:
-                _kill_group(proc.pid)
-        duration = time.perf_counter() - start
-        stdout, out_cut = _read_capped(out_path, limits.output_bytes)
-        stderr, err_cut = _read_capped(err_path, limits.output_bytes)
+        return cls(proc, io, time.perf_counter())
 
-    leftovers = sum(max(0, int(m)) for m in LEFTOVER_LINE.findall(stderr))
-    stderr = LEFTOVER_LINE.sub("", stderr)
-    if as_root:
-        leftovers = max(leftovers, _reap_uid(uid))
-    violations: list[str] = []
-    if timed_out:
-        violations.append(f"wall-clock timeout after {limits.wall_s:g}s (process group killed)")
-    elif (sig := _signal_violation(proc.returncode)) is not None:
-        violations.append(sig)
-    violations += _stderr_violations(stderr)
-    if out_cut or err_cut:
-        violations.append(f"output truncated to {limits.output_bytes} bytes")
-    if leftovers:
-        violations.append(f"{leftovers} process(es) outlived the sandbox and were killed")
-    return SandboxResult(
-        returncode=None if timed_out else proc.returncode,
-        stdout=stdout,
-        stderr=stderr,
-        duration_s=duration,
-        timed_out=timed_out,
-        violations=violations,
-        leftover_processes=leftovers,
-    )
+    def communicate(self, stdin: str, timeout: float) -> None:
+        try:
+            self.proc.communicate(stdin.encode(), timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.timed_out = True
+            _kill_group(self.proc.pid)
+            self.proc.wait()
+        self.ended = time.perf_counter()
+
+    def feed(self, stdin: str) -> None:
+        """A command after the first: all of its stdin at once, then end of file."""
+        if self.proc.stdin is not None:
+            with suppress(OSError):
+                self.proc.stdin.write(stdin.encode())
+            with suppress(OSError):
+                self.proc.stdin.close()
+
+    def wait(self, grace_s: float) -> None:
+        """A command after the first: `grace_s` to end once the main command has."""
+        try:
+            self.proc.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            self.killed_late = True
+            _kill_group(self.proc.pid)
+            self.proc.wait()
+        except OSError:
+            pass
+        self.ended = time.perf_counter()
+
+    def stop(self) -> None:
+        _kill_group(self.proc.pid)
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        if self.proc.stdin is not None:
+            with suppress(OSError):
+                self.proc.stdin.close()
+        if self.ended is None:
+            self.ended = time.perf_counter()
+
+    def result(self, limits: SandboxLimits) -> SandboxResult:
+        stdout, out_cut = _read_capped(self.io / "stdout", limits.output_bytes)
+        stderr, err_cut = _read_capped(self.io / "stderr", limits.output_bytes)
+        leftovers = sum(max(0, int(m)) for m in LEFTOVER_LINE.findall(stderr))
+        stderr = LEFTOVER_LINE.sub("", stderr)
+        violations: list[str] = []
+        if self.timed_out:
+            violations.append(f"wall-clock timeout after {limits.wall_s:g}s (process group killed)")
+        elif self.killed_late:
+            violations.append("still running after the main command ended (process group killed)")
+        elif (sig := _signal_violation(self.proc.returncode)) is not None:
+            violations.append(sig)
+        violations += _stderr_violations(stderr)
+        if out_cut or err_cut:
+            violations.append(f"output truncated to {limits.output_bytes} bytes")
+        if leftovers:
+            violations.append(f"{leftovers} process(es) outlived the sandbox and were killed")
+        return SandboxResult(
+            returncode=None if self.timed_out else self.proc.returncode,
+            stdout=stdout,
+            stderr=stderr,
+            duration_s=(self.ended or time.perf_counter()) - self.started,
+            timed_out=self.timed_out,
+            violations=violations,
+            leftover_processes=leftovers,
+        )
 
 
 def _kill_group(pgid: int) -> None:

@@ -26,9 +26,11 @@ from sv_env_code_vulnerability.execution import TestRun as RunOutcome
 from sv_env_code_vulnerability.execution import run_tests, sandbox_python
 from sv_shared.sandbox import (
     UID_RANGE,
+    SandboxCommand,
     SandboxLimits,
     SandboxResult,
     run_sandboxed,
+    run_sandboxed_group,
     sandbox_available,
     scratch_dir,
 )
@@ -665,6 +667,68 @@ def test_scratch_dir_cleanup_works_for_an_unprivileged_owner(tmp_path: Path) -> 
         os.waitpid(pid, 0)
         assert report == "GONE", report
     assert keep.read_text() == "keep" and host_dir.stat().st_mode == mode
+
+
+# ---------------------------------------------------------------- several sandboxes at once
+
+GROUP_MAIN = """
+import os, socket, sys
+sock = socket.socket(fileno=int(sys.argv[1]))
+sock.sendall(b"ping")
+reply = sock.recv(16).decode()
+print(reply, open("from-helper.txt").read(), os.path.isdir("/private-main"))
+"""
+GROUP_HELPER = """
+import json, os, socket, sys
+sock = socket.socket(fileno=int(sys.argv[1]))
+assert sock.recv(16) == b"ping"
+with open("from-helper.txt", "w") as fh:
+    fh.write(json.dumps(os.path.isdir("/private-main")))
+sock.sendall(b"pong")
+"""
+
+
+def _group(helper: str, tmp_path: Path, limits: SandboxLimits = LIMITS) -> list[SandboxResult]:
+    private = tmp_path / "private"
+    private.mkdir()
+    main_end, helper_end = socket.socketpair()
+    with main_end, helper_end, scratch_dir() as scratch:
+        commands = [
+            SandboxCommand(
+                [INTERPRETER, "-I", "-S", "-c", GROUP_MAIN, str(main_end.fileno())],
+                readonly=(*PY_MOUNTS, (private, "/private-main")),
+                pass_fds=[main_end.fileno()],
+            ),
+            SandboxCommand(
+                [INTERPRETER, "-I", "-S", "-c", helper, str(helper_end.fileno())],
+                readonly=PY_MOUNTS,
+                pass_fds=[helper_end.fileno()],
+            ),
+        ]
+
+        def close() -> None:
+            main_end.close()
+            helper_end.close()
+
+        return run_sandboxed_group(commands, scratch, limits, env=dict(PY_ENV), on_start=close)
+
+
+def test_group_sandboxes_share_scratch_and_sockets_but_not_mounts(tmp_path: Path) -> None:
+    main, helper = _group(GROUP_HELPER, tmp_path)
+    assert main.returncode == 0 and helper.returncode == 0, (main.stderr, helper.stderr)
+    # the helper saw the main command's socket end and scratch, not its private mount
+    assert main.stdout.split() == ["pong", "false", "True"], main.stdout
+    assert main.violations == [] and helper.violations == []
+
+
+def test_group_helper_that_outlives_the_main_command_is_killed_and_reported(
+    tmp_path: Path,
+) -> None:
+    stuck = GROUP_HELPER + "import time\ntime.sleep(60)\n"
+    main, helper = _group(stuck, tmp_path)
+    assert main.returncode == 0 and main.violations == []
+    assert mentions(helper, "still running after the main command ended"), helper.violations
+    assert helper.duration_s < 30
 
 
 # ---------------------------------------------------------------- run_tests-level escapes
