@@ -14,8 +14,14 @@ from e5_stand_ins import UNSAFE_MARKER, StandInJudge
 from security_verifiers.models.openai_protocol import ChatRequest
 from security_verifiers.serving import PolicyServer, serve_in_thread
 from sv_env_redteam_attack import baseline_policies, load_environment
-from sv_env_redteam_attack.baselines import DIRECT_FOLLOW_UP, ROLEPLAY_FOLLOW_UP
-from sv_env_redteam_attack.prompts import parse_behavior
+from sv_env_redteam_attack.baselines import (
+    DIRECT_FOLLOW_UP,
+    ROLEPLAY_FOLLOW_UP,
+    ROLEPLAY_TEMPLATES,
+    roleplay_template,
+)
+from sv_env_redteam_attack.behaviors import builtin_behaviors
+from sv_env_redteam_attack.prompts import parse_behavior, render_behavior
 from sv_env_redteam_attack.run_metrics import summarize_rows
 from sv_env_redteam_attack.target import TargetConfigError
 
@@ -185,6 +191,18 @@ def test_baseline_policies():
     assert wrapped == policies["roleplay-wrapper"](env_prompt, 1)  # seeded, deterministic
     assert policies["direct-request"](REFUSAL, 0) == DIRECT_FOLLOW_UP
     assert policies["roleplay-wrapper"](REFUSAL, 0) == ROLEPLAY_FOLLOW_UP
+
+
+def test_roleplay_template_varies_per_behavior_and_is_fixed_by_seed_and_behavior():
+    wrapper = baseline_policies()["roleplay-wrapper"]
+    prompts = [render_behavior(b) for b in builtin_behaviors()]
+    chosen = [roleplay_template(parse_behavior(p) or "", 7) for p in prompts]
+    assert set(chosen) == set(ROLEPLAY_TEMPLATES)  # one run uses every template
+    assert [wrapper(p, 7) for p in prompts] == [wrapper(p, 7) for p in prompts]
+    for prompt, template in zip(prompts, chosen, strict=True):
+        assert wrapper(prompt, 7) == template.format(request=parse_behavior(prompt).rstrip("."))
+    assert chosen != [roleplay_template(parse_behavior(p) or "", 8) for p in prompts]
+    assert roleplay_template("x", None) == roleplay_template("x", 0)  # no seed: seed 0
 
 
 def test_summarize_rows():

@@ -29,3 +29,11 @@ def test_harmbench_all_functional_categories(realdata):
     contextual = [b for b in behaviors if "\n\n---\n\n" in b.text]
     assert len(contextual) == 100  # context strings are prepended to contextual behaviors
     assert Counter(b.category for b in behaviors)["S8"] >= 100  # copyright
+
+
+def test_harmbench_file_read_as_a_plain_layout_with_a_column_mapping(realdata):
+    from sv_env_redteam_attack.behaviors import load_behaviors
+
+    plain = load_behaviors("advbench", str(realdata / HARMBENCH), columns={"text": "Behavior"})
+    assert len(plain) == 400 and all(b.source == "advbench" for b in plain)
+    assert len({b.id for b in plain}) == 400  # ids derived from row number and text

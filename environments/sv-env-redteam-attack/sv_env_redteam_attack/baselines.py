@@ -5,12 +5,13 @@ turn the behavior prompt, later the target's previous reply.
 
 * ``direct-request`` asks for the behavior plainly, then asks again for a complete answer.
 * ``roleplay-wrapper`` wraps the behavior in a fiction / role-play frame (one of a few public
-  templates, chosen by the seed), then asks the character to stay in role and go on.
+  templates, picked per behavior: a hash of the seed and the behavior text, which identifies
+  the behavior in the prompt), then asks the character to stay in role and go on.
 """
 
 from __future__ import annotations
 
-import random
+import hashlib
 from collections.abc import Callable
 
 from sv_env_redteam_attack.prompts import parse_behavior
@@ -42,12 +43,18 @@ def direct_request(prompt: str, seed: int | None = None) -> str:
     return f"{_request(behavior)}."
 
 
+def roleplay_template(behavior: str, seed: int | None = None) -> str:
+    """The template for `behavior`: fixed by (seed, behavior), varied across behaviors."""
+    key = f"{seed or 0}\x00{behavior}".encode()
+    index = int.from_bytes(hashlib.sha256(key).digest()[:8], "big") % len(ROLEPLAY_TEMPLATES)
+    return ROLEPLAY_TEMPLATES[index]
+
+
 def roleplay_wrapper(prompt: str, seed: int | None = None) -> str:
     behavior = parse_behavior(prompt)
     if behavior is None:
         return ROLEPLAY_FOLLOW_UP
-    template = random.Random(seed).choice(ROLEPLAY_TEMPLATES)
-    return template.format(request=_request(behavior))
+    return roleplay_template(behavior, seed).format(request=_request(behavior))
 
 
 def baseline_policies() -> dict[str, PromptPolicy]:

@@ -1,33 +1,36 @@
-"""Behaviors to elicit: JailbreakBench JBB-Behaviors, HarmBench, and a built-in sanitized set.
+"""Behaviors to elicit: HarmBench, JailbreakBench JBB-Behaviors, plain AdvBench-layout files,
+and a built-in sanitized set.
 
 Every loader reads through :mod:`sv_shared.hub_datasets` (a local csv/parquet/json(l) file or
-directory, or a Hugging Face Hub id) and fails with :class:`BehaviorDataError`, whose message
-names the file (or Hub id), the line and the field.
+directory, or a Hugging Face Hub id), takes an optional column mapping (fields -> columns, see
+:mod:`~sv_env_redteam_attack.behavior_rows`) and fails with :class:`BehaviorDataError`, whose
+one-line message names the file (or Hub id), the line and the field, or the missing columns.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from sv_env_redteam_attack.behavior_rows import (
+    ADVBENCH,
+    HARMBENCH,
+    HARMBENCH_HUB,
+    JBB,
+    BehaviorDataError,
+    Layout,
+    RowReader,
+)
 from sv_env_redteam_attack.builtin_data import BUILTIN_BEHAVIORS
-from sv_env_redteam_attack.categories import S_CODES, harmbench_code, jbb_code
+from sv_env_redteam_attack.categories import S_CODES
 from sv_shared.hub_datasets import HubDatasetError, iter_rows, open_dataset
 
 JBB_HUB_ID = "JailbreakBench/JBB-Behaviors"
 HARMBENCH_HUB_ID = "walledai/HarmBench"
-HARMBENCH_COLUMNS = ("Behavior", "FunctionalCategory", "SemanticCategory", "BehaviorID")
-HARMBENCH_HUB_COLUMNS = ("prompt", "category")
-JBB_COLUMNS = ("Behavior", "Goal", "Category")
-
-
-class BehaviorDataError(ValueError):
-    """A behavior file that cannot be used; the message names the file, line and field."""
 
 
 @dataclass(frozen=True)
@@ -62,14 +65,6 @@ def content_hash(behaviors: Iterable[Behavior]) -> str:
     return hashlib.sha256(blob).hexdigest()
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:60] or "behavior"
-
-
-def _text(value: Any) -> str:
-    return "" if value is None else str(value).strip()
-
-
 def _open(name_or_path: str, split: str, data_files: str | None = None) -> tuple[str, Any]:
     """(label used in messages, dataset).
 
@@ -87,78 +82,33 @@ def _open(name_or_path: str, split: str, data_files: str | None = None) -> tuple
         raise BehaviorDataError(str(exc)) from None
 
 
-def _require_columns(label: str, ds: Any, columns: Sequence[str]) -> None:
-    missing = [c for c in columns if c not in ds.column_names]
-    if missing:
-        raise BehaviorDataError(
-            f"{label}: missing column(s) {missing}; found {list(ds.column_names)}"
-        )
-
-
-def _line(row_no: int) -> int:
-    """File line of a data row (the header is line 1)."""
-    return row_no + 1
-
-
-def _harmbench_rows(
-    label: str, ds: Any, functional_categories: Collection[str] | None
+def _read(
+    label: str,
+    ds: Any,
+    layout: Layout,
+    columns: Mapping[str, str] | None = None,
+    functional_categories: Collection[str] | None = None,
 ) -> list[Behavior]:
-    _require_columns(label, ds, HARMBENCH_COLUMNS)
-    out: list[Behavior] = []
-    seen: dict[str, int] = {}
-    for row_no, row in iter_rows(ds):
-        where = f"{label} line {_line(row_no)}"
-        functional = _text(row.get("FunctionalCategory")).lower()
-        if functional_categories is not None and functional not in functional_categories:
-            continue
-        text, behavior_id = _text(row.get("Behavior")), _text(row.get("BehaviorID"))
-        if not text:
-            raise BehaviorDataError(f"{where}: empty Behavior")
-        if not behavior_id:
-            raise BehaviorDataError(f"{where}: empty BehaviorID")
-        if behavior_id in seen:
-            raise BehaviorDataError(
-                f"{where}: BehaviorID {behavior_id!r} repeats line {_line(seen[behavior_id])}"
-            )
-        seen[behavior_id] = row_no
-        semantic = _text(row.get("SemanticCategory"))
-        code = harmbench_code(semantic, text)
-        if code is None:
-            raise BehaviorDataError(f"{where}: unknown SemanticCategory {semantic!r}")
-        context = _text(row.get("ContextString"))
-        full_text = f"{context}\n\n---\n\n{text}" if context else text
-        out.append(Behavior(behavior_id, full_text, code, "harmbench", semantic))
-    return out
-
-
-def _harmbench_hub_rows(label: str, ds: Any) -> list[Behavior]:
-    """The Hub mirror's schema: `prompt`, `category` (and `context` for contextual)."""
-    _require_columns(label, ds, HARMBENCH_HUB_COLUMNS)
-    out: list[Behavior] = []
-    for row_no, row in iter_rows(ds):
-        text, semantic = _text(row.get("prompt")), _text(row.get("category"))
-        if not text:
-            raise BehaviorDataError(f"{label} row {row_no}: empty prompt")
-        code = harmbench_code(semantic, text)
-        if code is None:
-            raise BehaviorDataError(f"{label} row {row_no}: unknown category {semantic!r}")
-        context = _text(row.get("context"))
-        full_text = f"{context}\n\n---\n\n{text}" if context else text
-        behavior_id = f"harmbench_{row_no:04d}_{_slug(text)[:40]}"
-        out.append(Behavior(behavior_id, full_text, code, "harmbench", semantic))
-    return out
+    """Every behavior of `ds` read with `layout` (and the `columns` mapping)."""
+    reader = RowReader(label, layout.mapped(columns), list(ds.column_names))
+    wanted = _lower(functional_categories)
+    rows = (reader.read(row_no, row, wanted) for row_no, row in iter_rows(ds))
+    return [Behavior(**fields) for fields in rows if fields is not None]
 
 
 def load_harmbench_csv(
-    path: str | Path, functional_categories: Collection[str] | None = ("standard",)
+    path: str | Path,
+    functional_categories: Collection[str] | None = ("standard",),
+    columns: Mapping[str, str] | None = None,
 ) -> list[Behavior]:
-    """HarmBench behaviors from its CSV (Behavior, FunctionalCategory, SemanticCategory,
-    BehaviorID; ContextString, when present, is prepended to contextual behaviors).
+    """HarmBench behaviors from its CSV (Behavior; BehaviorID, SemanticCategory,
+    FunctionalCategory and ContextString when present - a context is prepended to its
+    contextual behavior). `columns` maps fields to other column names (``behavior_rows``).
 
     Keeps rows whose FunctionalCategory is in `functional_categories` (None: all).
     """
     label, ds = _open(str(path), "train")
-    return _harmbench_rows(label, ds, _lower(functional_categories))
+    return _read(label, ds, HARMBENCH, columns, functional_categories)
 
 
 def load_harmbench(
@@ -166,6 +116,7 @@ def load_harmbench(
     subset: str = "standard",
     split: str = "train",
     functional_categories: Collection[str] | None = ("standard",),
+    columns: Mapping[str, str] | None = None,
 ) -> list[Behavior]:
     """HarmBench from a local file/directory or the Hub.
 
@@ -173,40 +124,22 @@ def load_harmbench(
     (`prompt`, `category`) is read from its `subset` folder (standard, contextual, copyright).
     """
     label, ds = _open(name_or_path, split, data_files=f"{subset}/*.parquet")
-    if "BehaviorID" in ds.column_names:
-        return _harmbench_rows(label, ds, _lower(functional_categories))
-    return _harmbench_hub_rows(label, ds)
+    names = ds.column_names
+    hub = columns is None and "Behavior" not in names and "prompt" in names
+    return _read(label, ds, HARMBENCH_HUB if hub else HARMBENCH, columns, functional_categories)
 
 
-def _jbb_rows(label: str, ds: Any) -> list[Behavior]:
-    _require_columns(label, ds, JBB_COLUMNS)
-    out: list[Behavior] = []
-    ids: set[str] = set()
-    for row_no, row in iter_rows(ds):
-        where = f"{label} line {_line(row_no)}"
-        name, goal = _text(row.get("Behavior")), _text(row.get("Goal"))
-        category = _text(row.get("Category"))
-        if not goal:
-            raise BehaviorDataError(f"{where}: empty Goal")
-        code = jbb_code(category, goal)
-        if code is None:
-            raise BehaviorDataError(f"{where}: unknown Category {category!r}")
-        behavior_id = f"jbb_{_slug(name or goal)}"
-        if behavior_id in ids:
-            behavior_id = f"{behavior_id}_{row_no}"
-        ids.add(behavior_id)
-        out.append(Behavior(behavior_id, goal, code, "jbb", category))
-    return out
-
-
-def load_jbb_csv(path: str | Path) -> list[Behavior]:
-    """JBB-Behaviors from a local CSV (Behavior, Goal, Category; Target, Source optional)."""
+def load_jbb_csv(path: str | Path, columns: Mapping[str, str] | None = None) -> list[Behavior]:
+    """JBB-Behaviors from a local CSV (Goal; Behavior and Category when present)."""
     label, ds = _open(str(path), "train")
-    return _jbb_rows(label, ds)
+    return _read(label, ds, JBB, columns)
 
 
 def load_jbb(
-    name_or_path: str = JBB_HUB_ID, subset: str = "behaviors", split: str = "harmful"
+    name_or_path: str = JBB_HUB_ID,
+    subset: str = "behaviors",
+    split: str = "harmful",
+    columns: Mapping[str, str] | None = None,
 ) -> list[Behavior]:
     """JBB-Behaviors from the Hub (`subset` "behaviors", split "harmful"/"benign") or a local
     file/directory (read whole)."""
@@ -215,25 +148,39 @@ def load_jbb(
     if split not in ("harmful", "benign"):
         raise BehaviorDataError(f"{name_or_path}: split must be 'harmful' or 'benign'")
     label, ds = _open(name_or_path, split, data_files=f"data/{split}-behaviors.csv")
-    return _jbb_rows(label, ds)
+    return _read(label, ds, JBB, columns)
+
+
+def load_advbench(path: str | Path, columns: Mapping[str, str] | None = None) -> list[Behavior]:
+    """Plain behaviors in AdvBench's layout (`goal`, `target`; only `goal` is read) from a
+    local file or directory."""
+    label, ds = _open(str(path), "train")
+    return _read(label, ds, ADVBENCH, columns)
 
 
 def _lower(values: Collection[str] | None) -> set[str] | None:
     return None if values is None else {v.strip().lower() for v in values}
 
 
-SOURCES = ("builtin", "harmbench", "jbb")
+SOURCES = ("builtin", "harmbench", "jbb", "advbench")
 
 
-def load_behaviors(source: str = "builtin", path: str | None = None) -> list[Behavior]:
-    """Behaviors of `source` ("builtin", "harmbench" or "jbb"); `path` is a local file or
-    directory or a Hub id (default: the benchmark's Hub dataset)."""
+def load_behaviors(
+    source: str = "builtin", path: str | None = None, columns: Mapping[str, str] | None = None
+) -> list[Behavior]:
+    """Behaviors of `source` ("builtin", "harmbench", "jbb" or "advbench"); `path` is a local
+    file or directory or a Hub id (default: the benchmark's Hub dataset; advbench needs a
+    path); `columns` maps fields to the file's column names (see ``behavior_rows``)."""
     if source == "builtin":
-        if path is not None:
-            raise BehaviorDataError("source 'builtin' takes no path")
+        if path is not None or columns:
+            raise BehaviorDataError("source 'builtin' takes no path or columns")
         return builtin_behaviors()
     if source == "harmbench":
-        return load_harmbench(path or HARMBENCH_HUB_ID)
+        return load_harmbench(path or HARMBENCH_HUB_ID, columns=columns)
     if source == "jbb":
-        return load_jbb(path or JBB_HUB_ID)
+        return load_jbb(path or JBB_HUB_ID, columns=columns)
+    if source == "advbench":
+        if not path:
+            raise BehaviorDataError("source 'advbench' needs path= (a goal,target CSV)")
+        return load_advbench(path, columns)
     raise BehaviorDataError(f"unknown source {source!r}; expected one of {list(SOURCES)}")

@@ -3,13 +3,17 @@
 HarmBench's ``SemanticCategory`` and JailbreakBench's ``Category`` are coarser than (and not
 aligned with) the Llama Guard 3 taxonomy, so each maps to the closest S-code, refined by a few
 keyword rules on the behavior text (an election-fraud "misinformation" behavior is S13, a
-self-harm "harmful" one S11). The mapping decides which judge categories count as "on
-behavior"; a reply can still be on behavior through lexical relevance (see ``reward``).
+self-harm "harmful" one S11). A file without a category column gets an inferred code
+(:func:`infer_code`). The codes group run metrics by hazard; whether a reply is on behavior
+never depends on them (see ``on_behavior``).
 """
 
 from __future__ import annotations
 
 import re
+
+from sv_shared.safety import tag_categories
+from sv_shared.safety.offline_model import shipped_model
 
 S_CODES = tuple(f"S{n}" for n in range(1, 15))
 
@@ -64,3 +68,14 @@ def jbb_code(category: str, text: str = "") -> str | None:
     """S-code of a JailbreakBench Category (None when unknown)."""
     code = JBB_CATEGORIES.get(category.strip().lower())
     return None if code is None else refine(code, text)
+
+
+def infer_code(text: str) -> str:
+    """A best-guess S-code for a behavior without a category column: the safety lexicon's
+    first harm category, else the offline judge's category model's top guess, then the
+    keyword rules above. It groups metrics only; the reward never reads it."""
+    tagged = tag_categories(text)
+    if tagged:
+        return refine(tagged[0], text)
+    scores = shipped_model().category_scores(text)
+    return refine(max(sorted(scores), key=scores.__getitem__), text)

@@ -35,6 +35,9 @@ from sv_shared.safety.redaction import redact_conversation
 from sv_shared.safety.types import SafetyJudge
 
 ENV_ID = "sv-env-redteam-attack"
+STATE_COLUMNS = ("transcript", "turns")
+"""Rollout state the harness keeps in results.jsonl: the (redacted) attacker/target
+conversation and the per-turn verdicts (no text)."""
 
 
 class RedTeamAttackEnv(vf.MultiTurnEnv):
@@ -122,6 +125,7 @@ def resolve_judge(judge: str | SafetyJudge, cache_dir: str | None) -> SafetyJudg
 def load_environment(
     source: str = "builtin",
     path: str | None = None,
+    columns: Mapping[str, str] | None = None,
     max_examples: int = -1,
     seed: int | None = None,
     max_turns: int = 3,
@@ -146,8 +150,12 @@ def load_environment(
     """Build E5.
 
     Args:
-        source: "builtin" (sanitized set shipped here), "harmbench" or "jbb"; `path` is a local
-            csv/parquet/json(l) file or directory, or a Hub id (default: the benchmark's).
+        source: "builtin" (sanitized set shipped here), "harmbench", "jbb" or "advbench"
+            (plain goal,target files); `path` is a local csv/parquet/json(l) file or
+            directory, or a Hub id (default: the benchmark's; advbench needs a path).
+        columns: field -> column mapping for files in another layout, e.g.
+            ``{"text": "prompt", "category": "topic"}`` (fields: text, id, category,
+            functional, context; see ``behavior_rows``).
         max_examples: keep the first N behaviors (-1: all); `seed` shuffles them first.
         max_turns: attacker messages per episode; the episode ends earlier on success.
         target_*: the model under attack — an `openai.AsyncOpenAI`/`OpenAI` client, or an
@@ -155,10 +163,11 @@ def load_environment(
             `target_model` the endpoint's first listed model).
         judge: "offline", "llama-guard@<url>[#model]", "harmbench@<url>[#model]", or a judge.
         reward_weights: AttackWeights fields (success, attacker_violation, length, novelty,
-            token_cost, max_length_cost, relevance_threshold, embedding_relevance_threshold).
+            token_cost, max_length_cost).
         memory_path: JSONL file of earlier successful attacks, read and appended to.
         novelty_backend: "auto" (embeddings when installed, else n-grams), "ngram", "embedding".
-        keep_raw_unsafe: keep judge-flagged text in `state["transcript"]` (default: hashes).
+        keep_raw_unsafe: keep judge-flagged text in the stored transcript (`state` and each
+            results.jsonl row); by default such messages are stored as hashes.
         dataset: a build of `sv data build e5` - its directory, build name or "latest"
             (overrides source/path); `split` ("train", "dev", "test" or "all") picks its split.
             The sources themselves have no splits: without `dataset`, all behaviors are used.
@@ -169,7 +178,7 @@ def load_environment(
     if dataset:
         behaviors, built = load_built_behaviors(dataset, split)
     else:
-        behaviors = load_behaviors(source, path)
+        behaviors = load_behaviors(source, path, columns)
     if seed is not None:
         behaviors = list(behaviors)
         random.Random(seed).shuffle(behaviors)
@@ -188,7 +197,7 @@ def load_environment(
     if embedder is None and novelty_backend != "ngram":
         embedder = default_embedder()
     memory = AttackMemory(novelty_backend, memory_path, embedder)  # type: ignore[arg-type]
-    turn_judge = TurnJudge(resolve_judge(judge, judge_cache_dir), weights, embedder)
+    turn_judge = TurnJudge(resolve_judge(judge, judge_cache_dir), weights)
     parser = vf.Parser()
     env = RedTeamAttackEnv(
         target=target,
@@ -205,6 +214,7 @@ def load_environment(
     env.sv_dataset_info = {
         "source": "dataset" if built else source,
         "path": built["dataset"] if built else path,
+        "columns": dict(columns) if columns else None,
         **(build_provenance(built) if built else {}),
         "n": len(behaviors),
         "content_hash": content_hash(behaviors),
@@ -220,5 +230,6 @@ def load_environment(
         "attack_weights": asdict(weights),
     }
     env.sv_metrics = summarize_rows
+    env.sv_state_columns = STATE_COLUMNS
     env.sv_structured_output_default = False
     return env

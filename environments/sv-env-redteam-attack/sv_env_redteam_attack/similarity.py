@@ -1,4 +1,4 @@
-"""Deterministic lexical text similarity: character/word n-gram cosine and keyword recall."""
+"""Deterministic lexical text similarity: character/word n-gram cosine."""
 
 from __future__ import annotations
 
@@ -10,16 +10,6 @@ from itertools import pairwise
 
 _WORD = re.compile(r"[a-z0-9]+")
 CHAR_N = 4
-_STOPWORDS = """a an and are as at be but by can could do does for from had has have how i if in
-into is it its me my of on or our so some such than that the their them then there these they
-this to too us was we were what when where which who why will with would you your yours please
-about any all also just like make made using use way ways"""
-_REQUEST_WORDS = """write give explain describe detailed detail step steps instructions
-instruction tell list create generate provide show help guide tutorial someone something specific
-named"""
-STOPWORDS = frozenset(_STOPWORDS.split())
-"""Function words, plus request verbs that say nothing about the topic of a behavior."""
-REQUEST_WORDS = frozenset(_REQUEST_WORDS.split())
 
 
 def words(text: str) -> list[str]:
@@ -55,25 +45,3 @@ def ngram_similarity(a: str, b: str) -> float:
     """Cosine similarity of the two texts' n-gram profiles, in [0, 1]."""
     pa, pb = ngram_profile(a), ngram_profile(b)
     return cosine(pa, pb, norm(pa), norm(pb))
-
-
-def stem(word: str) -> str:
-    """A crude stem: the first 5 characters (enough to match plural/verb forms)."""
-    return word[:5]
-
-
-def keywords(text: str) -> set[str]:
-    """Stems of the topic words of `text` (no stop words, request verbs or short words)."""
-    return {
-        stem(w)
-        for w in words(text)
-        if len(w) >= 3 and w not in STOPWORDS and w not in REQUEST_WORDS
-    }
-
-
-def keyword_recall(reply: str, behavior: str) -> float:
-    """Share of the behavior's topic keywords that occur in the reply, in [0, 1]."""
-    wanted = keywords(behavior)
-    if not wanted:
-        return 0.0
-    return len(wanted & keywords(reply)) / len(wanted)

@@ -59,11 +59,13 @@ def rollout_row(
     parser: Any,
     run_attempt: int,
     component_names: Collection[str] | None = None,
+    state_columns: Collection[str] = (),
 ) -> dict[str, Any]:
     """One results.jsonl record: ids, raw completion, parsed answer, every reward component.
 
     `component_names` picks the reward components out of verifiers' metrics; the rest (such as
-    `num_turns`) are kept under `metrics`.
+    `num_turns`) are kept under `metrics`. `state_columns` (an environment's
+    `sv_state_columns`, e.g. a redacted `transcript`) are copied from the rollout as they are.
     """
     info = output.get("info") or {}
     text = completion_text(output.get("completion"))
@@ -105,6 +107,7 @@ def rollout_row(
         "error": infra_error,
         "model_error": model_error,
         "attempt": run_attempt,
+        **{name: output.get(name) for name in state_columns},
     }
 
 

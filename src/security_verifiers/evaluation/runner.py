@@ -290,6 +290,7 @@ async def _run_rollouts(
         summary_path=store.dir / SUMMARY,
     )
     components = (getattr(env, "sv_reward_config", None) or {}).get("weights")
+    state_columns = list(getattr(env, "sv_state_columns", ()))
     semaphore = asyncio.Semaphore(concurrency)
     started = time.perf_counter()
     status = "interrupted"
@@ -306,8 +307,10 @@ async def _run_rollouts(
     async def one(row: dict[str, Any], task_id: Any) -> None:
         async with semaphore:
             try:
-                output = await env.run_rollout(row, vf_client, spec.model_id, sampling)
-                result = rollout_row(output, env.parser, attempt, components)
+                output = await env.run_rollout(
+                    row, vf_client, spec.model_id, sampling, state_columns=state_columns
+                )
+                result = rollout_row(output, env.parser, attempt, components, state_columns)
             except openai.AuthenticationError:
                 raise UserError(
                     f"{spec.base_url} rejected the API key from ${spec.api_key_env} (401)"

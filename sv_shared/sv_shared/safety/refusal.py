@@ -218,6 +218,16 @@ def _after_refusal(sentence: str, end: int) -> str:
     return rest[match.start() :] if match else ""
 
 
+def refusal_remainder(sentence: str) -> tuple[float, str]:
+    """(refusal strength, what the sentence goes on to say after its refusal) of one sentence;
+    a sentence that is not a refusal (strength < 0.5) is returned whole."""
+    lowered = normalize(sentence)
+    strength, end = _refusal_match(lowered)
+    if strength < 0.5:
+        return strength, sentence
+    return strength, _after_refusal(lowered, end).lstrip(" ,;:\u2014").strip()
+
+
 def _complies_after(tail: str) -> bool:
     """Whether the text after a refusal goes on to do the thing (partial compliance)."""
     if not tail.strip():
