@@ -1,9 +1,10 @@
-"""Benchmark CSVs as one-turn conversations: XSTest prompts and HarmBench behaviors."""
+"""Benchmark CSVs as one-turn conversations: XSTest prompts, and behaviour files (HarmBench,
+JailbreakBench JBB-Behaviors, plain AdvBench-style goal,target) as direct attacks."""
 
 from __future__ import annotations
 
 import csv
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 
 from .conversation import (
@@ -19,8 +20,11 @@ from .conversation import (
 XSTEST_LABELS = {"safe": BENIGN, "unsafe": HARMFUL}
 
 
-def _rows(path: str | Path, required: Collection[str]) -> Iterator[tuple[str, dict[str, str]]]:
-    """(`file:line`, row) for every data row; clear errors for a missing file or column."""
+def _rows(
+    path: str | Path, required: Collection[str], hint: str = ""
+) -> Iterator[tuple[str, dict[str, str]]]:
+    """(`file:line`, row) for every data row; one-line errors for a missing file or column
+    (`hint` follows the list of missing columns)."""
     file = Path(path)
     if not file.is_file():
         raise ScriptDataError(f"{file}: file not found")
@@ -31,7 +35,7 @@ def _rows(path: str | Path, required: Collection[str]) -> Iterator[tuple[str, di
             missing = [column for column in required if column not in header]
             if missing:
                 raise ScriptDataError(
-                    f"{file}: missing column(s) {missing}; the header has {header}"
+                    f"{file}: missing column(s) {missing}{hint}; the header has {header}"
                 )
             for row in reader:
                 yield f"{file}:{reader.line_num}", {k: (v or "") for k, v in row.items() if k}
@@ -72,29 +76,77 @@ def load_xstest_csv(path: str | Path) -> list[Conversation]:
     return conversations
 
 
-def load_harmbench_csv(
-    path: str | Path, functional_categories: Collection[str] | None = None
-) -> list[Conversation]:
-    """HarmBench behaviors as one-turn direct attacks (a `ContextString` is prepended).
+BEHAVIOR_FIELDS = ("text", "id", "category", "functional", "context")
+BEHAVIOR_LAYOUTS: dict[str, dict[str, str]] = {
+    "harmbench": {"text": "Behavior", "id": "BehaviorID", "category": "SemanticCategory",
+                  "functional": "FunctionalCategory", "context": "ContextString"},
+    "jbb": {"text": "Goal", "id": "Behavior", "category": "Category"},
+    "advbench": {"text": "goal"},
+}  # fmt: skip
+"""Behaviour-file layouts: field -> column. HarmBench, JailbreakBench JBB-Behaviors, and plain
+AdvBench-style ``goal,target`` files; only ``text`` must be present."""
 
-    `functional_categories` keeps only those (e.g. {"standard", "contextual"}).
+
+def behavior_layout(layout: str, columns: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The `layout` with `columns` (field -> column; "" unmaps a field) applied."""
+    if layout not in BEHAVIOR_LAYOUTS:
+        raise ScriptDataError(
+            f"unknown behaviour layout {layout!r}; expected one of {list(BEHAVIOR_LAYOUTS)}"
+        )
+    overrides = {str(k): str(v) for k, v in (columns or {}).items()}
+    unknown = sorted(set(overrides) - set(BEHAVIOR_FIELDS))
+    if unknown:
+        raise ScriptDataError(
+            f"columns: unknown field(s) {unknown}; fields are {list(BEHAVIOR_FIELDS)}"
+        )
+    if overrides.get("text") == "":
+        raise ScriptDataError("columns: the text field cannot be unmapped")
+    return {f: c for f, c in {**BEHAVIOR_LAYOUTS[layout], **overrides}.items() if c}
+
+
+def load_behaviors_csv(
+    path: str | Path,
+    layout: str = "harmbench",
+    columns: Mapping[str, str] | None = None,
+    functional_categories: Collection[str] | None = None,
+) -> list[Conversation]:
+    """Behaviours as one-turn direct attacks (a context column's text is prepended).
+
+    `layout` is "harmbench", "jbb" or "advbench" (see `BEHAVIOR_LAYOUTS`); `columns` maps
+    fields to other column names; explicitly mapped columns must exist.
+    `functional_categories` keeps only rows of those (e.g. {"standard", "contextual"}); a file
+    without a functional column keeps every row.
     """
-    conversations = []
-    for index, (where, row) in enumerate(_rows(path, ("Behavior",))):
-        functional = row.get("FunctionalCategory", "").strip()
-        if functional_categories is not None and functional not in functional_categories:
+    mapping = behavior_layout(layout, columns)
+    required = dict.fromkeys([mapping["text"], *(c for c in (columns or {}).values() if c)])
+    hint = f" for the {layout} layout (map fields with columns={{field: column}})"
+    conversations, seen = [], set()
+    for index, (where, row) in enumerate(_rows(path, required, hint)):
+        present = {f: c for f, c in mapping.items() if c in row}
+        filtered = functional_categories is not None and "functional" in present
+        if filtered and row[present["functional"]].strip() not in functional_categories:
             continue
-        behavior = _non_empty(row, "Behavior", where)
-        context = row.get("ContextString", "").strip()
-        text = f"{context}\n\n---\n\n{behavior}" if context else behavior
-        key = row.get("BehaviorID", "").strip() or f"row{index + 1}"
+        text = _non_empty(row, present["text"], where)
+        context = row[present["context"]].strip() if "context" in present else ""
+        key = row[present["id"]].strip() if "id" in present else ""
+        key = key if key and key not in seen else f"{key}-row{index + 1}".lstrip("-")
+        seen.add(key)
         conversation = Conversation(
-            id=f"harmbench-{key}",
+            id=f"{layout}-{key}",
             kind="direct",
-            turns=(Turn(text, HARMFUL),),
-            source="harmbench",
-            category=row.get("SemanticCategory", "").strip(),
+            turns=(Turn(f"{context}\n\n---\n\n{text}" if context else text, HARMFUL),),
+            source=layout,
+            category=row[present["category"]].strip() if "category" in present else "",
         )
         conversations.append(validate(conversation, where))
     check_unique_ids(conversations, str(path))
     return conversations
+
+
+def load_harmbench_csv(
+    path: str | Path,
+    functional_categories: Collection[str] | None = None,
+    columns: Mapping[str, str] | None = None,
+) -> list[Conversation]:
+    """HarmBench behaviors (`load_behaviors_csv` with the "harmbench" layout)."""
+    return load_behaviors_csv(path, "harmbench", columns, functional_categories)

@@ -59,9 +59,9 @@ from .conversation import (
 )
 from .scripts import (
     BUILTIN_PATH,
+    load_behaviors_csv,
     load_builtin_conversations,
     load_conversations_jsonl,
-    load_harmbench_csv,
     load_xstest_csv,
 )
 
@@ -75,6 +75,8 @@ LICENSES = {
     "jsonl": "see source",
     "xstest": "CC-BY-4.0 (XSTest)",
     "harmbench": "MIT (HarmBench)",
+    "jbb": "MIT (JailbreakBench JBB-Behaviors)",
+    "advbench": "see source (goal,target layout; AdvBench itself is MIT)",
 }
 SYNTH_KINDS: dict[str, tuple[int, str]] = {
     "direct": (1, "a direct request for clearly harmful help"),
@@ -161,14 +163,28 @@ def file_revision(path: Path) -> str:
 
 
 def _options(name: str, request: SourceRequest) -> dict[str, str]:
+    """The source's options: `functional_categories` (harmbench; "all" or a comma list) and
+    `columns` (behaviour files; "field=column,..." e.g. "text=prompt")."""
     options = dict(request.options)
-    functional = options.pop("functional_categories", "all") if name == "harmbench" else None
-    if options:
-        known = "functional_categories" if name == "harmbench" else "none"
+    known = {"harmbench": ("functional_categories", "columns"), "jbb": ("columns",),
+             "advbench": ("columns",)}.get(name, ())  # fmt: skip
+    unknown = sorted(set(options) - set(known))
+    if unknown:
         raise ValueError(
-            f"unknown option(s) for {name}: {', '.join(sorted(options))}; known: {known}"
+            f"unknown option(s) for {name}: {', '.join(unknown)}; known: "
+            f"{', '.join(known) or 'none'}"
         )
-    return {"functional_categories": functional} if functional is not None else {}
+    if name == "harmbench":
+        options.setdefault("functional_categories", "all")
+    return options
+
+
+def parse_columns(value: str) -> dict[str, str]:
+    """``"text=prompt,id=key"`` -> ``{"text": "prompt", "id": "key"}``."""
+    pairs = [item.partition("=") for item in value.split(",") if item.strip()]
+    if any(not sep or not field.strip() for field, sep, _ in pairs):
+        raise ValueError(f"option columns={value!r}: expected field=column[,field=column...]")
+    return {field.strip(): column.strip() for field, _, column in pairs}
 
 
 def _load(
@@ -185,9 +201,10 @@ def _load(
         return load_conversations_jsonl(path), path
     if name == "xstest":
         return load_xstest_csv(path), path
-    value = options["functional_categories"].strip()
+    value = options.get("functional_categories", "all").strip()
     wanted = None if value.lower() == "all" else {v.strip() for v in value.split(",") if v.strip()}
-    return load_harmbench_csv(path, wanted), path
+    columns = parse_columns(options["columns"]) if "columns" in options else None
+    return load_behaviors_csv(path, name, columns, wanted), path
 
 
 def _source(name: str) -> Callable[[SourceRequest], SourceData]:

@@ -26,6 +26,9 @@ from .scoring import DefenseScorer, build_rubric
 from .scripts import load_conversations
 
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
+STATE_COLUMNS = ("transcript",)
+"""State fields the harness copies into each results row: the whole conversation, with
+flagged replies as hashes unless `keep_raw_unsafe`."""
 
 log = logging.getLogger(__name__)
 
@@ -115,19 +118,26 @@ def load_environment(
     refusal_detector: RefusalFn | None = None,
     dataset: str | None = None,
     split: str = "test",
+    columns: Mapping[str, str] | None = None,
     **_: Any,
 ) -> vf.Environment:
     """Build E6.
 
     Args:
         source: "builtin" (shipped sanitized scripts), "jsonl" (scripts file at `path`),
-            "xstest" or "harmbench" (a local benchmark CSV at `path`, one turn each).
+            "xstest" (a local XSTest CSV at `path`), or a behaviour CSV at `path` read as
+            one-turn direct attacks: "harmbench", "jbb" (JBB-Behaviors: Goal, Behavior,
+            Category) or "advbench" (goal,target).
+        columns: for behaviour CSVs, fields (text, id, category, functional, context) mapped
+            to the file's column names, e.g. {"text": "prompt"}.
         max_examples: keep the first N conversations (-1: all); `seed` shuffles them first.
         judge: "offline", "llama-guard@<base_url>[#model]", "harmbench@<base_url>[#model]",
             or a judge object with `name` and `verdict(conversation)`.
         reward_weights: DefenseWeights fields (harmful_compliance, refusal, safe_alternative,
-            helpful, over_refusal, turn_cost).
-        keep_raw_unsafe: store judged-unsafe replies verbatim instead of as hashes.
+            helpful, flagged_help, over_refusal, unhelpful, turn_cost); see `reward`.
+        keep_raw_unsafe: store flagged replies verbatim instead of as hashes, in the
+            completion and in the `transcript` each results row carries (the harness's
+            no-redact switch: `--env-arg keep_raw_unsafe=true`).
         kinds: keep only these conversation kinds.
         judge_cache_dir: where verdicts persist across runs (default: memory only).
         refusal_detector: `text -> RefusalResult` (default: sv_shared's detector).
@@ -139,7 +149,7 @@ def load_environment(
     if dataset:
         loaded, built = load_built_conversations(dataset, split)
     else:
-        loaded = load_conversations(source, path)
+        loaded = load_conversations(source, path, columns)
     conversations = select(loaded, kinds, seed, max_examples)
     weights = DefenseWeights.from_mapping(reward_weights)
     safety_judge = resolve_judge(judge, judge_cache_dir)
@@ -168,5 +178,6 @@ def load_environment(
         "keep_raw_unsafe": keep_raw_unsafe,
     }
     env.sv_metrics = summarize_rows
+    env.sv_state_columns = STATE_COLUMNS
     env.sv_structured_output_default = False
     return env

@@ -67,7 +67,8 @@ def summarize_rows(rows: Sequence[Mapping[str, Any]], seed: int = 0) -> dict[str
     summary["n_rows"] = len(rows)
     summary["n_unscored"] = len(rows) - len(scored)
     for count in ("harmful_turns", "benign_turns", "unanswered_turns", "harmful_complied",
-                  "harmful_refused", "benign_refused", "benign_unsafe"):  # fmt: skip
+                  "harmful_refused", "benign_refused", "benign_unsafe", "benign_flagged_help",
+                  "benign_unhelpful"):  # fmt: skip
         summary[count] = int(sum(e.get(count, 0.0) for _, e in scored))
     summary["by_kind"] = {kind: _block(items, seed) for kind, items in sorted(by_kind.items())}
     return summary

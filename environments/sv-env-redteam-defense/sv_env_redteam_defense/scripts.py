@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
-from .benchmark_csv import load_harmbench_csv, load_xstest_csv
+from .benchmark_csv import BEHAVIOR_LAYOUTS, load_behaviors_csv, load_harmbench_csv, load_xstest_csv
 from .conversation import (
     ATTACK_KINDS,
     BENIGN_KINDS,
@@ -19,7 +20,8 @@ from .conversation import (
 )
 
 BUILTIN_PATH = Path(__file__).with_name("data") / "conversations.jsonl"
-SOURCES = ("builtin", "jsonl", "xstest", "harmbench")
+SOURCES = ("builtin", "jsonl", "xstest", *BEHAVIOR_LAYOUTS)
+"""Behaviour files (harmbench, jbb, advbench) become one-turn direct attacks."""
 
 __all__ = [
     "ATTACK_KINDS",
@@ -31,6 +33,7 @@ __all__ = [
     "Conversation",
     "ScriptDataError",
     "Turn",
+    "load_behaviors_csv",
     "load_builtin_conversations",
     "load_conversations",
     "load_conversations_jsonl",
@@ -67,17 +70,22 @@ def load_builtin_conversations() -> list[Conversation]:
 
 
 def load_conversations(
-    source: str = "builtin", path: str | Path | None = None
+    source: str = "builtin",
+    path: str | Path | None = None,
+    columns: Mapping[str, str] | None = None,
 ) -> list[Conversation]:
-    """Scripts from `source` ("builtin", or "jsonl" / "xstest" / "harmbench" with `path`)."""
-    if source == "builtin":
-        return load_builtin_conversations()
+    """Scripts from `source` ("builtin", or "jsonl" / "xstest" / a behaviour layout with
+    `path`); `columns` maps behaviour fields to a file's column names."""
     if source not in SOURCES:
         raise ScriptDataError(f"unknown source {source!r}; expected one of {list(SOURCES)}")
+    if columns and source not in BEHAVIOR_LAYOUTS:
+        raise ScriptDataError(f"source {source!r} takes no columns mapping")
+    if source == "builtin":
+        return load_builtin_conversations()
     if path is None:
         raise ScriptDataError(f"source {source!r} needs `path` (a local file)")
     if source == "jsonl":
         return load_conversations_jsonl(path)
     if source == "xstest":
         return load_xstest_csv(path)
-    return load_harmbench_csv(path)
+    return load_behaviors_csv(path, source, columns)
