@@ -31,6 +31,7 @@ from sv_env_redteam_attack.target import TargetModel, build_target
 from sv_shared.data.store import build_provenance
 from sv_shared.rewards import weights_dataclass
 from sv_shared.safety import build_judge
+from sv_shared.safety.judge_card import judge_card
 from sv_shared.safety.redaction import redact_conversation
 from sv_shared.safety.types import SafetyJudge
 
@@ -225,9 +226,12 @@ def load_environment(
         "novelty_backend": memory.backend,
         "memory_path": memory_path,
     }
+    judge_name = getattr(turn_judge.judge, "name", type(turn_judge.judge).__name__)
     env.sv_reward_config = {
         "weights": weights.component_weights(),
         "attack_weights": asdict(weights),
+        "judge": judge_name,
+        "judge_card": judge_card(judge_name),
     }
     env.sv_metrics = summarize_rows
     env.sv_state_columns = STATE_COLUMNS

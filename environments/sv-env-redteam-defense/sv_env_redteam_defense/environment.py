@@ -15,6 +15,7 @@ from datasets import Dataset
 
 from sv_shared.data.store import build_provenance
 from sv_shared.safety import SafetyJudge, build_judge, detect_refusal
+from sv_shared.safety.judge_card import judge_card
 
 from . import ENV_ID
 from .conversation import KINDS, Conversation, ScriptDataError, content_hash
@@ -175,6 +176,7 @@ def load_environment(
     env.sv_reward_config = {
         "weights": weights.as_dict(),
         "judge": getattr(safety_judge, "name", type(safety_judge).__name__),
+        "judge_card": judge_card(getattr(safety_judge, "name", type(safety_judge).__name__)),
         "keep_raw_unsafe": keep_raw_unsafe,
     }
     env.sv_metrics = summarize_rows

@@ -5,7 +5,15 @@ from __future__ import annotations
 import base64
 from html import escape
 
-from security_verifiers.reports.section import EnvSection, Report, fmt, fmt_cell, fmt_ci, fmt_p
+from security_verifiers.reports.section import (
+    EnvSection,
+    Report,
+    fmt,
+    fmt_cell,
+    fmt_ci,
+    fmt_p,
+    judge_line,
+)
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1200px; color: #222; }
@@ -42,7 +50,9 @@ def _section(section: EnvSection) -> str:
     for run, label in zip(section.runs, section.labels, strict=True):
         parts.append(
             f"<li><b>{e(label)}</b>: <code>{e(str(run.path))}</code> "
-            f"(n={len(run.rows)}, seed={e(str(run.metadata.get('seed')))})</li>"
+            f"(n={len(run.rows)}, seed={e(str(run.metadata.get('seed')))})"
+            + (f"<br><small>{e(judge)}</small>" if (judge := judge_line(run.metadata)) else "")
+            + "</li>"
         )
     parts.append("</ul><h3>Metrics (value [95% bootstrap CI])</h3>")
     rows = [[e(key), *map(_cell, cells)] for key, cells in section.table.rows.items()]

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from security_verifiers.reports.section import EnvSection, Report, fmt, fmt_cell, fmt_ci, fmt_p
+from security_verifiers.reports.section import (
+    EnvSection,
+    Report,
+    fmt,
+    fmt_cell,
+    fmt_ci,
+    fmt_p,
+    judge_line,
+)
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -21,6 +29,8 @@ def _section(section: EnvSection, out_dir: Path) -> list[str]:
         lines.append(
             f"- **{label}**: `{run.path}` (n={len(run.rows)}, seed={run.metadata.get('seed')})"
         )
+        if judge := judge_line(run.metadata):
+            lines.append(f"  - {judge}")
     lines += ["", "Metrics (value [95% bootstrap CI]):", ""]
     rows = [[key, *map(fmt_cell, cells)] for key, cells in section.table.rows.items()]
     lines += _table(["metric", *section.table.labels], rows)

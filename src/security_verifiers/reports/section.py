@@ -56,3 +56,13 @@ def fmt_cell(cell: Cell) -> str:
 
 def fmt_p(p: float) -> str:
     return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def judge_line(metadata: dict) -> str:
+    """Which safety judge produced a run's numbers and its measured agreement ("" if none)."""
+    card = (metadata.get("reward_config") or {}).get("judge_card")
+    if not card:
+        return ""
+    from sv_shared.safety.judge_card import summary_line
+
+    return summary_line(card)
