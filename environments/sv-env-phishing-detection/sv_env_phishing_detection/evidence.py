@@ -1,17 +1,51 @@
-"""Checking evidence against the email: quotes must occur in it, indicators must fire on it.
+"""Checking evidence against the email: present in it, and supporting the call.
 
-Quotes are compared after `normalize_text` on both sides. A quote must be long enough to mean
-something and short enough not to be the email itself; quotes together may not cover more
-than half of the email; a repeated item counts as unverified (padding is not evidence).
+Presence. Quotes are compared after `normalize_text` on both sides. A quote must be long
+enough to mean something and short enough not to be the email itself; quotes together may not
+cover more than half of the email; a repeated item counts as unverified (padding is not
+evidence). An indicator id is verified when the extractor fires it on the email.
+
+Relevance. An item *supports* the indicators it confirms: a verified indicator id supports
+itself; a verified quote supports each indicator that fires on the email AND that the
+extractor's own rules find inside the quote (`quote_indicators`): a flagged link or domain,
+a sender/Reply-To/Return-Path line of a mismatch, a failing authentication result, a
+credential/urgency/payment request phrase, a risky attachment name, the From line of a spoofed
+display name. Header boilerplate (To:, Date:, an ordinary Subject:), dates and arbitrary
+fragments support nothing.
+
+Score (`evidence_score`, in [-1, 1]), with ``precision`` = supporting items / items:
+
+* a correct Phishing call earns ``coverage * precision - (1 - precision)``, where
+  ``coverage = min(1, covered indicators / min(fired, COVERAGE_TARGET))``: naming (or quoting)
+  up to three confirmed indicators earns full credit, and every unsupported item both dilutes
+  the credit and costs its share, so padding and stuffing cannot pay;
+* any other Phishing or Abstain answer earns no credit and pays ``-(1 - precision)``;
+* a Legitimate call needs no evidence: it earns no credit, and only unverifiable items (a quote
+  not in the email, an indicator that does not fire) cost their share.
+
+No evidence scores 0.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .answer import EvidenceItem, classify_item
+from .indicators import (
+    AUTH_RESULT,
+    CREDENTIAL,
+    FORM,
+    PAYMENT,
+    SENDER_FLAGS,
+    URGENCY,
+    WEB_ADDRESS,
+    fold_text,
+    risky_attachment_reason,
+)
 from .normalize import normalize_text
+from .urls import analyze_url, domain_flags
 
 MIN_QUOTE_CHARS = 8
 MAX_QUOTE_CHARS = 240
@@ -19,6 +53,19 @@ MAX_QUOTE_SHARE = 0.3
 """A single quote may cover at most this share of the (normalised) email."""
 MAX_TOTAL_QUOTE_SHARE = 0.5
 """All verified quotes together may cover at most this share of the email."""
+COVERAGE_TARGET = 3
+"""Confirmed indicators a correct Phishing call must support for full evidence credit."""
+
+_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"']+", re.I)
+_DOMAIN = re.compile(r"\b(?:[\w-]+\.)+(?:[a-z]{2,24}|xn--[a-z0-9-]+)\b", re.I)
+_ADDRESS = re.compile(r"[\w.+-]+@((?:[\w-]+\.)+[\w-]+)")
+_FILENAME = re.compile(r"(?<![/\w.])[\w-]+(?:\.[\w-]+)+")
+_RECEIVED_SPF_FAIL = re.compile(r"received-spf:\s*(?:fail|softfail)\b")
+_LINK_LINE = re.compile(r"\S.* -> \S")
+_URL_FLAGS = frozenset(
+    {"ip_url", "brand_lookalike", "punycode_domain", "url_shortener", "risky_tld",
+     "at_sign_url", "excessive_subdomains"}
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -26,6 +73,45 @@ class EvidenceCheck:
     item: EvidenceItem
     verified: bool
     reason: str
+    supports: frozenset[str] = field(default_factory=frozenset)
+    """Confirmed indicators this item evidences (empty: it supports no call)."""
+
+
+def quote_indicators(quote: str) -> set[str]:
+    """Indicators whose evidence the extractor's rules find inside one quote."""
+    folded = fold_text(quote)
+    found: set[str] = set()
+    for url in _URL.findall(quote):
+        found.update(flag for flag in analyze_url(url).flags if flag in _URL_FLAGS)
+    for domain in _DOMAIN.findall(WEB_ADDRESS.sub(" ", quote)):
+        found.update(flag for flag in analyze_url(domain).flags if flag in _URL_FLAGS)
+    for domain in _ADDRESS.findall(quote):
+        found.update(flag for flag in domain_flags(domain)[0] if flag in SENDER_FLAGS)
+    words = WEB_ADDRESS.sub("link", folded)
+    for indicator, pattern in (
+        ("credential_request", CREDENTIAL),
+        ("urgency_language", URGENCY),
+        ("payment_request", PAYMENT),
+    ):
+        if pattern.search(words):
+            found.add(indicator)
+    found.update(name for name, pattern in AUTH_RESULT.items() if pattern.search(folded))
+    if _RECEIVED_SPF_FAIL.search(folded):
+        found.add("spf_fail")
+    if any(risky_attachment_reason(name) for name in _FILENAME.findall(quote)):
+        found.add("risky_attachment")
+    if FORM.search(quote):
+        found.add("html_form")
+    has_address = bool(_ADDRESS.search(quote))
+    if has_address and "reply-to:" in folded:
+        found.add("reply_to_mismatch")
+    if has_address and "return-path:" in folded:
+        found.add("return_path_mismatch")
+    if "from:" in folded:
+        found.add("display_name_spoof")
+    if _LINK_LINE.search(quote) and _URL.search(quote):
+        found.add("link_text_mismatch")
+    return found
 
 
 def _check_quote(quote: str, email: str, quoted_so_far: int) -> tuple[bool, str]:
@@ -40,6 +126,18 @@ def _check_quote(quote: str, email: str, quoted_so_far: int) -> tuple[bool, str]
     return True, "quote found in the email"
 
 
+def _indicator_check(
+    item: EvidenceItem, known: frozenset[str], fired: Collection[str]
+) -> EvidenceCheck:
+    if item.value not in known:
+        return EvidenceCheck(item, False, "not an indicator of the catalogue")
+    if item.value in fired:
+        return EvidenceCheck(
+            item, True, "indicator confirmed on the email", frozenset([item.value])
+        )
+    return EvidenceCheck(item, False, "indicator not present in the email")
+
+
 def check_evidence(
     raw_items: Sequence[object],
     email_text: str,
@@ -48,6 +146,7 @@ def check_evidence(
 ) -> list[EvidenceCheck]:
     """Verify every evidence entry of one answer against one email (pure, deterministic)."""
     known = frozenset(catalogue)
+    confirmed = frozenset(fired)
     email = normalize_text(email_text)
     seen: set[tuple[str, str]] = set()
     quoted = 0
@@ -60,29 +159,39 @@ def check_evidence(
             continue
         seen.add((item.kind, value))
         if item.kind == "indicator":
-            if value not in known:
-                checks.append(EvidenceCheck(item, False, "not an indicator of the catalogue"))
-            elif value in fired:
-                checks.append(EvidenceCheck(item, True, "indicator confirmed on the email"))
-            else:
-                checks.append(EvidenceCheck(item, False, "indicator not present in the email"))
+            checks.append(_indicator_check(item, known, confirmed))
             continue
         verified, reason = _check_quote(value, email, quoted)
         quoted += len(value) if verified else 0
-        checks.append(EvidenceCheck(item, verified, reason))
+        supports = frozenset(quote_indicators(value) & confirmed) if verified else frozenset()
+        if verified and not supports:
+            reason = "quote found in the email but shows no confirmed indicator"
+        checks.append(EvidenceCheck(item, verified, reason, supports))
     return checks
 
 
-def evidence_score(checks: Sequence[EvidenceCheck], correct: bool | None) -> float:
-    """Faithfulness in [-1, 1]: verified share (only when the call is right) minus unverified share.
+def evidence_score(
+    checks: Sequence[EvidenceCheck],
+    correct: bool | None,
+    *,
+    fired: int | None = None,
+    label_is_phishing: bool = True,
+) -> float:
+    """Evidence score in [-1, 1] (see the module docstring).
 
-    Verified evidence earns credit only behind a correct label, so citing true but irrelevant
-    spans cannot pay for a wrong call; unverifiable evidence always costs, abstentions and
-    legitimate emails included. No evidence scores 0.
+    ``fired`` is the number of indicators confirmed on the email (default: as many as the
+    answer supports); ``label_is_phishing=False`` is a Legitimate call (no credit, only
+    unverifiable items cost).
     """
     if not checks:
         return 0.0
-    verified = sum(check.verified for check in checks)
-    unverified = len(checks) - verified
-    credit = verified / len(checks) if correct else 0.0
-    return credit - unverified / len(checks)
+    if not label_is_phishing and correct is not None:
+        return -sum(not check.verified for check in checks) / len(checks)
+    covered = frozenset().union(*(check.supports for check in checks))
+    precision = sum(bool(check.supports) for check in checks) / len(checks)
+    penalty = 1.0 - precision
+    if not correct:
+        return -penalty
+    needed = min(len(covered) if fired is None else fired, COVERAGE_TARGET)
+    coverage = min(1.0, len(covered) / needed) if needed else 0.0
+    return coverage * precision - penalty

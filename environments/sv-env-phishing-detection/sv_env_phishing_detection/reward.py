@@ -1,7 +1,8 @@
-"""E4 reward: decision (asymmetric cost, abstention), calibration, evidence faithfulness, format.
+"""E4 reward: decision (asymmetric cost, abstention), calibration, evidence support, format.
 
 Decision, calibration and format are the shared `sv_shared` classification components; the
-evidence component is E4's own (see `evidence.py`). All functions here are pure.
+evidence component is E4's own: evidence must be in the email and show a confirmed indicator
+(see `evidence.py`). All functions here are pure.
 """
 
 from __future__ import annotations
@@ -78,6 +79,8 @@ def triage_components(
         "decision": parts["decision"],
         "calibration": parts["calibration"],
         "format": parts["format"],
-        "evidence": evidence_score(checks, correct),
+        "evidence": evidence_score(
+            checks, correct, fired=len(set(fired)), label_is_phishing=answer.label == PHISHING
+        ),
         "checks": checks,
     }

@@ -13,7 +13,14 @@ from sv_shared.rewards import Payoffs
 from .answer import TriageParser
 from .reward import COMPONENTS, TriageWeights, triage_components
 
-EPISODE_METRICS = ("evidence_items", "evidence_verified", "evidence_quotes", "evidence_indicators")
+EPISODE_METRICS = (
+    "evidence_items",
+    "evidence_verified",
+    "evidence_supporting",
+    "evidence_quotes",
+    "evidence_indicators",
+)
+"""Per-episode counts; `evidence_supporting`: items that show a confirmed indicator."""
 
 
 def score_answer(
@@ -32,6 +39,7 @@ def score_answer(
         **{name: float(parts[name]) for name in COMPONENTS},
         "evidence_items": float(len(checks)),
         "evidence_verified": float(sum(c.verified for c in checks)),
+        "evidence_supporting": float(sum(bool(c.supports) for c in checks)),
         "evidence_quotes": float(sum(c.item.kind == "quote" for c in checks)),
         "evidence_indicators": float(sum(c.item.kind == "indicator" for c in checks)),
     }
