@@ -5,9 +5,33 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 
-from .urls import analyze_url, load_reputation
+from .url_signals import risk_score, url_signals
+from .urls import UrlReport, analyze_url, load_reputation
 
 MAX_URL_LENGTH = 4096
+SUSPICIOUS_SCORE = 0.5
+"""A neutral URL whose soft signals reach this risk score is reported as suspicious."""
+
+
+class ToolReport(UrlReport):
+    """`UrlReport` plus the soft signals and the combined risk score in [0, 1]."""
+
+    signals: list[str]
+    risk_score: float
+
+
+def tool_report(url: str, reputation: Mapping[str, str] | None = None) -> ToolReport:
+    """Analyse one URL (flags, soft signals, risk score); raises on unusable input."""
+    report = analyze_url(url, reputation)
+    found = url_signals(url, report) if report.host else []
+    names = [name for name, _ in found]
+    score = risk_score(report, names)
+    verdict = report.verdict
+    if verdict == "neutral" and score >= SUSPICIOUS_SCORE:
+        verdict = "suspicious"
+    fields = report.model_dump() | {"verdict": verdict}
+    fields["reasons"] = [*report.reasons, *(reason for _, reason in found)]
+    return ToolReport(**fields, signals=names, risk_score=score)
 
 
 def _lookup(url: object, reputation: Mapping[str, str] | None) -> str:
@@ -16,7 +40,7 @@ def _lookup(url: object, reputation: Mapping[str, str] | None) -> str:
     if len(url) > MAX_URL_LENGTH:
         return json.dumps({"error": f"URL longer than {MAX_URL_LENGTH} characters"})
     try:
-        report = analyze_url(url.strip(), reputation)
+        report = tool_report(url.strip(), reputation)
     except Exception as exc:  # the tool must answer, whatever the model sends
         return json.dumps({"error": f"could not analyse this URL ({type(exc).__name__})"})
     if not report.host:
@@ -29,9 +53,11 @@ def lookup_url(url: str) -> str:
 
     Returns compact JSON: `host`, `registered_domain`, `flags` (indicator ids among
     brand_lookalike, ip_url, punycode_domain, url_shortener, risky_tld, at_sign_url,
-    excessive_subdomains, plus known_bad/known_good from a reputation list), `brand` (the brand
-    the domain belongs to or imitates), `reasons`, and `verdict` (suspicious, neutral,
-    known-good or known-bad); or `{"error": ...}` when the input is not a usable URL.
+    excessive_subdomains, plus known_bad/known_good from a reputation list), `signals` (softer
+    signs such as credential_path, brand_in_path, email_in_url, free_hosting), `risk_score`
+    (0 to 1), `brand` (the brand the domain belongs to or imitates), `reasons`, and `verdict`
+    (suspicious, neutral, known-good or known-bad); or `{"error": ...}` when the input is not
+    a usable URL.
 
     Args:
         url: the link to check, e.g. "https://paypa1-login.com/verify" or "bit.ly/x".

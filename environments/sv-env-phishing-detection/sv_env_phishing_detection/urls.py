@@ -12,6 +12,11 @@ owners), or any generic second level (`com`, `co`, `org`, `net`, `gov`, `edu`, `
 suffixes get a registered domain one label too short; that weakens, never invents, the brand
 checks.
 
+Brand ownership: a host is official when it or a parent domain (down to its registrable
+domain) is listed in `brands.OFFICIAL_DOMAINS`; official hosts are never look-alikes, and
+neither are domains under government/education registries or federated members of a brand
+(`brands.FEDERATED_BRANDS`). Look-alike checks run on the other registrable domains only.
+
 Flags use the indicator catalogue ids (`ip_url`, `punycode_domain`, `brand_lookalike`,
 `url_shortener`, `risky_tld`, `at_sign_url`, `excessive_subdomains`) plus `known_bad` /
 `known_good` from the reputation list.
@@ -33,7 +38,7 @@ from typing import Literal
 import idna
 from pydantic import BaseModel
 
-from .brands import BRAND_DOMAINS
+from .brands import BRAND_DOMAINS, FEDERATED_BRANDS, MAILBOX_DOMAINS, OFFICIAL_DOMAINS
 
 Verdict = Literal["suspicious", "neutral", "known-good", "known-bad"]
 
@@ -73,6 +78,7 @@ USER_CONTENT_HOSTS: frozenset[str] = frozenset(
         *("blob.core.windows.net", "web.core.windows.net", "onedrive.live.com", "1drv.ms"),
         *("forms.office.com", "sway.office.com", "dl.dropboxusercontent.com", "gist.github.com"),
         *("raw.githubusercontent.com", "s3.amazonaws.com", "feedproxy.google.com"),
+        *("sharepoint.com", "dropboxusercontent.com", "googleusercontent.com", "blogger.com"),
     }
 )
 """Brand hosts that serve anyone's uploads: the brand vouches for the host, not the content."""
@@ -175,15 +181,19 @@ class UrlReport(BaseModel):
 
 
 @dataclass(frozen=True)
-class _Parts:
+class UrlParts:
+    """A URL split the way browsers read it (`rest` is the path, query and fragment)."""
+
     scheme: str
     userinfo: str
     host: str
+    port: str = ""
+    rest: str = ""
 
 
 # --------------------------------------------------------------------------------- parsing
-def _split(url: str) -> _Parts:
-    """Scheme, user-info and host of a URL written the way browsers accept it."""
+def split_url(url: str) -> UrlParts:
+    """Scheme, user-info, host, port and the rest of a URL written the way browsers accept."""
     text = html.unescape(url.strip()).replace("\\", "/")
     scheme_match = SCHEME.match(text)
     if scheme_match and text[scheme_match.end() :].startswith("//"):
@@ -198,8 +208,10 @@ def _split(url: str) -> _Parts:
         host = hostport[: hostport.find("]") + 1] if "]" in hostport else hostport
     else:
         host = hostport.split(":", 1)[0]
+    port = hostport[len(host) :].removeprefix(":")
     host = re.sub(r"%([0-9a-fA-F]{2})", lambda m: chr(int(m.group(1), 16)), host)
-    return _Parts(scheme=scheme, userinfo=userinfo, host=host.strip().rstrip(".").lower())
+    host = host.strip().rstrip(".").lower()
+    return UrlParts(scheme, userinfo, host, port, rest[len(authority) :])
 
 
 def ip_host(host: str) -> str | None:
@@ -302,17 +314,60 @@ def _suffix(domain: str) -> str:
     return domain.split(".", 1)[1] if "." in domain else ""
 
 
-def _owned_domains() -> dict[str, str]:
+def _owned_domains(mailboxes: bool) -> dict[str, str]:
     owned = {}
-    for brand, domains in BRAND_DOMAINS.items():
-        for domain in (*domains, *BRAND_INFRASTRUCTURE.get(brand, ())):
-            owned[registered_domain(domain)] = brand
+    for brand in BRAND_DOMAINS:
+        official = OFFICIAL_DOMAINS.get(brand, ())
+        for domain in (*BRAND_DOMAINS[brand], *official, *BRAND_INFRASTRUCTURE.get(brand, ())):
+            if domain in MAILBOX_DOMAINS and not mailboxes:
+                continue
+            owned[domain.lower()] = brand
+            owned.setdefault(registered_domain(domain), brand)
     return owned
 
 
+def _owner(host: str, table: Mapping[str, str]) -> str | None:
+    labels = host.strip().rstrip(".").lower().split(".")
+    floor = len(registered_domain(host).split("."))
+    for start in range(max(0, len(labels) - floor) + 1):
+        owner = table.get(".".join(labels[start:]))
+        if owner:
+            return owner
+    return None
+
+
 def domain_owner(host: str) -> str | None:
-    """The brand whose registered domain this host is under, else None."""
-    return OWNED_DOMAINS.get(registered_domain(host))
+    """The brand speaking for this host: it or a parent down to its registrable domain is an
+    official domain (subdomains of official domains are official), mailbox services aside."""
+    return _owner(host, OWNED_DOMAINS)
+
+
+def official_brand(host: str) -> str | None:
+    """The brand whose official domain (mailbox services included) this host is under."""
+    return _owner(host, OFFICIAL_HOSTS)
+
+
+RESTRICTED_LEVELS = frozenset({"gov", "gob", "gouv", "govt", "go", "mil", "edu", "ac", "nhs"})
+"""Suffix labels open only to governments and schools: nobody registers a look-alike there."""
+
+
+def _restricted_registry(suffix: str) -> bool:
+    """Whether a public suffix (`gov`, `gob.mx`, `ac.uk`) only admits vetted registrants."""
+    labels = suffix.split(".")
+    return labels[-1] in {"gov", "mil", "edu", "int"} or (
+        len(labels) >= 2 and len(labels[-1]) == 2 and labels[-2] in RESTRICTED_LEVELS
+    )
+
+
+def _federated_member(label: str, suffix: str) -> bool:
+    """`<brand>-<region>` under the brand's national TLD (sparkasse-koelnbonn.de)."""
+    for brand, tlds in FEDERATED_BRANDS.items():
+        if suffix not in tlds or brand not in label:
+            continue
+        rest = [token for token in re.split(r"[-_]", label.replace(brand, "-")) if token]
+        if rest and not any(token in AFFIXES for token in rest):
+            return True
+    return False
 
 
 def _brand_label_pairs() -> list[tuple[str, str, str]]:
@@ -326,8 +381,11 @@ def _brand_label_pairs() -> list[tuple[str, str, str]]:
 
 
 BRAND_LABELS = _brand_label_pairs()
-OWNED_DOMAINS = _owned_domains()
-"""registered domain -> the brand that owns it (`BRAND_DOMAINS` + `BRAND_INFRASTRUCTURE`)."""
+OWNED_DOMAINS = _owned_domains(mailboxes=False)
+"""official domain -> brand (`BRAND_DOMAINS`, `OFFICIAL_DOMAINS`, `BRAND_INFRASTRUCTURE`),
+without the public mailbox services (`MAILBOX_DOMAINS`)."""
+OFFICIAL_HOSTS = _owned_domains(mailboxes=True)
+"""official domain -> brand, mailbox services included: never brand look-alikes."""
 
 
 BRAND_SKELETONS = {brand: skeleton(brand) for brand in BRAND_DOMAINS}
@@ -384,11 +442,13 @@ def _label_lookalike(label: str, suffix: str) -> tuple[str, str] | None:
 def brand_lookalike(host: str) -> tuple[str, str] | None:
     """(imitated brand, reason) when a host or mail domain imitates a brand, else None."""
     decoded = unicode_host(host.lower().rstrip("."))
-    if not decoded or ip_host(decoded) or domain_owner(decoded):
+    if not decoded or ip_host(decoded) or official_brand(decoded):
         return None
     domain = registered_domain(decoded)
     label, suffix = domain.split(".")[0], _suffix(domain)
-    if _country_variant(label, suffix):
+    if _country_variant(label, suffix) or _restricted_registry(suffix):
+        return None
+    if _federated_member(label, suffix):
         return None
     found = _label_lookalike(label, suffix)
     if found:
@@ -504,7 +564,7 @@ def domain_flags(host: str) -> tuple[list[str], list[str], str | None]:
 
 def analyze_url(url: str, reputation: Mapping[str, str] | None = None) -> UrlReport:
     """Analyse one URL from its text alone (never fetched). Bare hosts like `www.x.com/a` work."""
-    parts = _split(url)
+    parts = split_url(url)
     host = parts.host
     domain = registered_domain(host) if host else ""
     flags: list[str] = []
@@ -519,6 +579,7 @@ def analyze_url(url: str, reputation: Mapping[str, str] | None = None) -> UrlRep
     brand = None
     if host and not ip:
         host_flags, host_reasons, brand = domain_flags(host)
+        brand = brand or official_brand(unicode_host(host))
         flags += host_flags
         reasons += host_reasons
         if host in URL_SHORTENERS or domain in URL_SHORTENERS:
