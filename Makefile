@@ -19,10 +19,10 @@ export HF_DATASETS_OFFLINE ?= 1
 export HF_HUB_OFFLINE ?= 1
 
 # probes PROBE_ARGS="e3 -n 8": reward-hacking probe suites (fails when a known hack pays)
-.PHONY: data probes help setup sandbox-tools test test-all test-env lint format check eval-e1 eval-e2 eval-e3 eval-e4 eval-e5 eval-e6 tournament report scoreboard gate-golden golden bench clean
+.PHONY: data probes help setup sandbox-tools test test-all test-env lint format check eval-e1 eval-e2 eval-e3 eval-e4 eval-e5 eval-e6 tournament report scoreboard gate-golden golden bench sim2real clean
 
 help:
-	@echo "make setup | test | test-all | lint | format | check | test-env E=<name> | eval-e1 | eval-e2 | eval-e3 | eval-e4 | eval-e5 | eval-e6 | tournament | report | scoreboard | golden | probes | bench | clean"
+	@echo "make setup | test | test-all | lint | format | check | test-env E=<name> | eval-e1 | eval-e2 | eval-e3 | eval-e4 | eval-e5 | eval-e6 | tournament | report | scoreboard | golden | probes | bench | sim2real | clean"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +60,11 @@ test:
 # Every environment's default dataset under outputs/datasets/<env>/<date>/ (validated, split).
 data:
 	for env in e1 e2 e3 e4 e5 e6; do $(BIN)/sv data build $$env --seed $(SEED) || exit 1; done
+
+# sim-to-real gap: a standard classifier fit on synthetic train, F1 in-domain vs real samples
+# (../shared/realdata by default; SIM2REAL_ENVS=e1 SIM2REAL_ARGS="--real FILE --format zeek")
+sim2real:
+	for env in $(or $(SIM2REAL_ENVS),e1 e4); do $(BIN)/sv sim2real $$env --seed $(SEED) $(SIM2REAL_ARGS) || exit 1; done
 
 test-all:
 	$(PY) -m pytest -q

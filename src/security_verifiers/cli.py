@@ -190,6 +190,7 @@ def tournament_command(
 from security_verifiers.gate.command import gate, scoreboard  # noqa: E402
 from security_verifiers.probe_command import probe  # noqa: E402
 from security_verifiers.reports.command import report  # noqa: E402
+from security_verifiers.sim2real.command import sim2real  # noqa: E402
 from security_verifiers.tracking import track  # noqa: E402
 from security_verifiers.training.cli import train_app  # noqa: E402
 
@@ -197,6 +198,7 @@ app.command("report")(report)
 app.command("gate")(gate)
 app.command("probe")(probe)
 app.command("scoreboard")(scoreboard)
+app.command("sim2real")(sim2real)
 app.add_typer(data_app, name="data")
 app.command("synth")(synth_command)
 app.command("track")(track)

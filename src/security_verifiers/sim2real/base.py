@@ -1,0 +1,45 @@
+"""What each environment plugs into the sim-to-real run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+
+class Model(Protocol):
+    def proba(self, items: Sequence[Any]) -> np.ndarray:
+        """Positive-class probability per item."""
+        ...
+
+
+@dataclass(frozen=True)
+class RealSet:
+    """Real labeled rows to score on; ``features`` restricts the model to what they record."""
+
+    name: str
+    path: str
+    items: list[Any]
+    features: tuple[str, ...] | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class EnvTask:
+    """One environment's synthetic splits, real-data loaders and classifier."""
+
+    key: str
+    model_name: str
+    positive: str
+    formats: tuple[str, ...]
+    train_test: Callable[[], tuple[list[Any], list[Any]]]
+    default_real: Callable[[Path], list[RealSet]]
+    load_real: Callable[[Path, str], RealSet]
+    fit: Callable[[list[Any], int, tuple[str, ...] | None], Model]
+    label: Callable[[Any], str]
+
+    def y(self, items: Sequence[Any]) -> np.ndarray:
+        return np.array([self.label(item) == self.positive for item in items], dtype=bool)

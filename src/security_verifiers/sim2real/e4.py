@@ -1,0 +1,76 @@
+"""E4: TF-IDF + logistic regression on the normalised subject and body of each email."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import Pipeline, make_pipeline
+
+from security_verifiers.sim2real.base import EnvTask, RealSet
+from sv_env_phishing_detection.dataset import load_synthetic
+from sv_env_phishing_detection.message import parse_message
+from sv_env_phishing_detection.normalize import normalize_text
+from sv_env_phishing_detection.records import PHISHING, EmailRecord
+from sv_env_phishing_detection.sources import load_records
+
+FORMATS = ("realdata", "nazario", "enron", "csv", "jsonl")
+REALDATA = "E4_phishing"
+
+
+def email_text(record: EmailRecord) -> str:
+    """Subject and readable body of the raw message, normalised (formatting-neutral)."""
+    view = parse_message(record.raw)
+    return normalize_text(f"{view.subject}\n{view.text}")
+
+
+@dataclass
+class TextModel:
+    pipeline: Pipeline
+
+    def proba(self, items: Sequence[EmailRecord]) -> np.ndarray:
+        return self.pipeline.predict_proba([email_text(r) for r in items])[:, 1]
+
+
+def fit(train: list[EmailRecord], seed: int, fields: tuple[str, ...] | None) -> TextModel:
+    """Word 1-2 gram TF-IDF (sublinear tf) and L2 logistic regression; ``fields`` unused."""
+    pipeline = make_pipeline(
+        TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True),
+        LogisticRegression(max_iter=2000, random_state=seed),
+    )
+    pipeline.fit([email_text(r) for r in train], [r.label == PHISHING for r in train])
+    return TextModel(pipeline)
+
+
+def train_test() -> tuple[list[EmailRecord], list[EmailRecord]]:
+    """The environment's synthetic corpus: train and test splits."""
+    return load_synthetic("train"), load_synthetic("test")
+
+
+def load_real(path: Path, fmt: str) -> RealSet:
+    """Real emails through the environment's own loaders (Enron spam is skipped there)."""
+    return RealSet(f"{fmt}:{path.name}", str(path), load_records(fmt, path=str(path), split="all"))
+
+
+def default_real(root: Path) -> list[RealSet]:
+    """Nazario phishing + Enron ham from the shared realdata folder, as one set."""
+    real = replace(load_real(root / REALDATA, "realdata"), name="nazario + enron ham")
+    real.notes.append("phishing = Nazario, legitimate = Enron ham (Enron spam excluded)")
+    return [real]
+
+
+TASK = EnvTask(
+    key="e4",
+    model_name="TF-IDF (1-2 grams) + LogisticRegression on normalised subject + body",
+    positive=PHISHING,
+    formats=FORMATS,
+    train_test=train_test,
+    default_real=default_real,
+    load_real=load_real,
+    fit=fit,
+    label=lambda item: item.label,
+)

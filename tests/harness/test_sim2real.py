@@ -1,0 +1,156 @@
+"""`sv sim2real`: scores, a tiny fit/eval on real-format files, CLI errors, the real samples."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from security_verifiers.cli import app
+from security_verifiers.errors import UserError
+from security_verifiers.sim2real import command, e1, e4, scoring
+from security_verifiers.sim2real.scoring import f1_ratio, score_set
+
+RUNNER = CliRunner()
+REALDATA = Path(__file__).resolve().parents[2].parent / "shared" / "realdata"
+
+ZEEK_FIELDS = [
+    *("ts", "uid", "id.orig_h", "id.orig_p", "id.resp_h", "id.resp_p", "proto", "service"),
+    *("duration", "orig_bytes", "resp_bytes", "conn_state", "local_orig", "local_resp"),
+    *("history", "orig_pkts", "orig_ip_bytes", "resp_pkts", "resp_ip_bytes"),
+    *("label", "detailedlabel"),
+]
+ZEEK_ROWS = [
+    "1 Ca1 10.0.0.5 50001 192.0.2.10 443 tcp ssl 1.2 900 5000 SF T F ShADFf 9 1300 8 5400 Benign -",
+    "2 Ca2 10.0.0.5 50002 192.0.2.11 80 tcp http 0.4 400 2000 SF T F ShADFf 6 700 5 2300 Benign -",
+    "3.0 Ca3 10.0.0.6 53001 10.0.0.1 53 udp dns 0.01 40 90 SF T T Dd 1 68 1 118 Benign -",
+    "4.0 Ca4 203.0.113.9 40000 10.0.0.5 23 tcp - - - - S0 F T S 1 40 0 0 Malicious Scan",
+    "5.0 Ca5 203.0.113.9 40001 10.0.0.5 2323 tcp - - - - S0 F T S 1 40 0 0 Malicious Scan",
+    "6.0 Ca6 203.0.113.9 40002 10.0.0.5 22 tcp - 0.001 0 0 REJ F T Sr 1 40 1 40 Malicious Scan",
+    "7.0 Ca7 198.51.100.7 41000 10.0.0.5 8080 tcp - - - - S0 F T S 1 40 0 0 Background -",
+]
+E4_ROWS = [
+    ("Your account is locked. Verify your password now at http://secure-login.example/verify", 1),
+    ("Urgent: confirm your bank details within 24 hours or lose access", 1),
+    ("Your mailbox is full, click here to validate your credentials", 1),
+    ("Hi team, the quarterly report draft is attached for review before Friday.", 0),
+    ("Lunch on Thursday? The new place near the office has good soup.", 0),
+    ("Reminder: the planning meeting moved to room 4 at 10am tomorrow.", 0),
+]
+
+
+def write_zeek(path: Path) -> Path:
+    header = ["#separator \\x09", "#fields\t" + "\t".join(ZEEK_FIELDS)]
+    body = ["\t".join(row.split(" ")) for row in ZEEK_ROWS]
+    path.write_text("\n".join(header + body) + "\n", encoding="utf-8")
+    return path
+
+
+def write_email_csv(path: Path) -> Path:
+    lines = ["text,label"] + [f'"{text}",{label}' for text, label in E4_ROWS]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def tiny(task, n_train: int, n_test: int):
+    """The task on a prefix of its synthetic splits (fast), same loaders and classifier."""
+    train, test = task.train_test()
+    return dataclasses.replace(task, train_test=lambda: (train[:n_train], test[:n_test]))
+
+
+@pytest.fixture(autouse=True)
+def few_resamples(monkeypatch):
+    monkeypatch.setattr(scoring, "N_RESAMPLES", 50)
+
+
+def test_score_set_perfect_and_undefined() -> None:
+    s = score_set([1, 1, 0, 0], [0.9, 0.8, 0.1, 0.2], seed=0)
+    assert (s["f1"], s["recall"], s["precision"], s["roc_auc"]) == (1.0, 1.0, 1.0, 1.0)
+    assert s["recall_ci95"] == [1.0, 1.0] and s["n"] == 4 and s["positives"] == 2
+    none = score_set([0, 0], [0.1, 0.2], seed=0)
+    assert none["f1"] is None and none["recall"] is None and none["roc_auc"] is None
+    assert f1_ratio({"f1": 0.9}, {"f1": 0.45}) == pytest.approx(0.5)
+    assert f1_ratio({"f1": 0.0}, {"f1": 0.5}) is None
+
+
+def test_auc_counts_ties_as_half() -> None:
+    y, p = np.array([1, 0, 1, 0], dtype=bool), np.array([0.5, 0.5, 0.9, 0.1])
+    assert scoring._auc(y, p) == pytest.approx(0.875)
+
+
+def test_e1_tiny_fit_eval_on_zeek_file(monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(command, "get_task", lambda env: tiny(e1.TASK, 200, 120))
+    real, out = write_zeek(tmp_path / "conn.log.labeled"), tmp_path / "r.json"
+    args = ["sim2real", "e1", "--real", str(real), "--format", "zeek", "--quiet", "--out"]
+    result = RUNNER.invoke(app, [*args, str(out)])
+    assert result.exit_code == 0, result.output
+    assert "in-domain (synthetic test)" in result.output and "F1 ratio" in result.output
+    report = json.loads(out.read_text())
+    comp = report["comparisons"][0]
+    assert report["n_train"] == 200 and comp["in_domain"]["n"] == 120
+    assert comp["real"]["n"] == 6 and comp["real"]["positives"] == 3  # Background excluded
+    assert "Background" in comp["notes"][0]
+    again = tmp_path / "again.json"
+    assert RUNNER.invoke(app, [*args, str(again)]).exit_code == 0
+    assert again.read_text() == out.read_text()  # seeded and deterministic
+
+
+def test_e1_fields_follow_what_the_source_records() -> None:
+    flows = e1.train_test()[0][:3]
+    assert e1.recorded_fields(flows)[:3] == ("proto", "service", "conn_state")
+    model = e1.fit(e1.train_test()[0][:100], 0, ("proto", "duration", "orig_bytes"))
+    assert model.matrix(flows).shape == (3, 3)
+
+
+def test_e4_tiny_fit_eval_on_csv(tmp_path) -> None:
+    task = tiny(e4.TASK, 120, 40)
+    sets = command.real_sets(task, write_email_csv(tmp_path / "mail.csv"), "csv", tmp_path)
+    report = command.run(task, sets, seed=1)
+    comp = report["comparisons"][0]
+    assert comp["real"]["n"] == 6 and comp["real"]["positives"] == 3
+    assert comp["in_domain"]["n"] == 40 and 0.0 <= comp["real"]["roc_auc"] <= 1.0
+    assert "realdata" not in command.format_report(report)
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["e9"], "unknown environment"),
+        (["e2"], "supports e1 and e4"),
+        (["e1", "--real", "/nonexistent/conn.log"], "does not exist"),
+        (["e4", "--real", ".", "--format", "zeek"], "--format must be one of"),
+        (["e1", "--realdata", "/nonexistent/realdata"], "no real data"),
+    ],
+)
+def test_cli_errors(args, needle) -> None:
+    result = RUNNER.invoke(app, ["sim2real", *args, "--quiet"])
+    assert isinstance(result.exception, UserError), result.output
+    assert needle in str(result.exception)
+
+
+def test_malformed_real_file_is_one_line_error(tmp_path) -> None:
+    bad = tmp_path / "bad.log"
+    bad.write_text("not a zeek log\n", encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "security_verifiers.cli", "sim2real", "e1", "--real", str(bad)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "bad.log" in proc.stderr
+
+
+@pytest.mark.skipif(not REALDATA.is_dir(), reason="../shared/realdata is absent")
+@pytest.mark.parametrize("task, sizes", [(e1.TASK, [418, 500]), (e4.TASK, [279])])
+def test_realdata_samples_load_and_score(task, sizes) -> None:
+    small = tiny(task, 300, 60)
+    report = command.run(small, task.default_real(REALDATA), seed=42)
+    assert [c["real"]["n"] for c in report["comparisons"]] == sizes
+    assert all(c["real"]["f1"] is not None for c in report["comparisons"])
