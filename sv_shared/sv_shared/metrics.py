@@ -11,10 +11,14 @@ Definitions (``n`` = all examples):
 * ``accuracy`` = correct / n (abstentions and invalid answers count as not correct);
   ``selective_accuracy`` = correct / answered.
 * ``coverage`` = answered / n, ``abstain_rate`` = abstained / n, ``invalid_rate`` = invalid / n.
-* Confusion counts, precision, recall, F1, FPR and FNR are for ``positive_label`` over
-  *answered* predictions only; every gold/predicted label other than ``positive_label`` is a
-  negative. (Abstained positives are therefore not false negatives; read recall together
-  with coverage.)
+* Confusion counts (``tp``/``fp``/``fn``/``tn``) are for ``positive_label`` over *answered*
+  predictions; every gold/predicted label other than ``positive_label`` is a negative.
+  ``fn_unanswered`` counts gold positives that were abstained on or invalid.
+* ``recall``, ``fnr`` and ``f1`` are over *all* examples: an abstained or invalid positive is
+  not detected (recall = TP / all gold positives, FNR = 1 - recall). ``recall_answered``,
+  ``fnr_answered`` and ``f1_answered`` are the same over answered predictions only.
+  ``precision`` (TP / predicted positives) and ``fpr`` (FP / answered negatives) do not depend
+  on this choice: an abstention is neither a detection nor a false alarm.
 * ``brier`` = mean over answered predictions of ``(confidence - 1[correct])**2``.
 * ``ece``: answered predictions are put in ``n_bins`` equal-width confidence bins
   (``[0, .1), ..., [.9, 1]``); ECE = sum over bins of ``(n_bin / N) * |acc_bin - conf_bin|``.
@@ -56,6 +60,7 @@ __all__ = [
     "precision_recall_f1",
     "risk_coverage_curve",
     "selective_accuracy",
+    "unanswered_positives",
 ]
 
 Labels = Sequence[str]
@@ -147,17 +152,52 @@ def confusion_counts(
     return counts
 
 
+def unanswered_positives(
+    golds: Labels,
+    preds: Preds,
+    *,
+    positive_label: str = "Malicious",
+    abstain_label: str = "Abstain",
+) -> int:
+    """Gold positives whose prediction was abstained or invalid (never detected)."""
+    _check_lengths(golds, preds)
+    return sum(
+        g == positive_label and not _is_answered(p, abstain_label)
+        for g, p in zip(golds, preds, strict=True)
+    )
+
+
+def _missed(
+    golds: Labels, preds: Preds, positive_label: str, abstain_label: str, answered_only: bool
+) -> int:
+    c = confusion_counts(golds, preds, positive_label=positive_label, abstain_label=abstain_label)
+    extra = (
+        0
+        if answered_only
+        else unanswered_positives(
+            golds, preds, positive_label=positive_label, abstain_label=abstain_label
+        )
+    )
+    return c["fn"] + extra
+
+
 def precision_recall_f1(
     golds: Labels,
     preds: Preds,
     *,
     positive_label: str = "Malicious",
     abstain_label: str = "Abstain",
+    answered_only: bool = False,
 ) -> tuple[float | None, float | None, float | None]:
-    """Precision, recall and F1 of ``positive_label`` (answered predictions only)."""
+    """Precision, recall and F1 of ``positive_label``.
+
+    Recall (and so F1) is over all examples unless ``answered_only``; precision is the same
+    either way.
+    """
     c = confusion_counts(golds, preds, positive_label=positive_label, abstain_label=abstain_label)
+    fn = _missed(golds, preds, positive_label, abstain_label, answered_only)
     precision = _ratio(c["tp"], c["tp"] + c["fp"])
-    recall = _ratio(c["tp"], c["tp"] + c["fn"])
+    recall = _ratio(c["tp"], c["tp"] + fn)
     if precision is None or recall is None:
         return precision, recall, None
     f1 = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
@@ -170,10 +210,12 @@ def fpr_fnr(
     *,
     positive_label: str = "Malicious",
     abstain_label: str = "Abstain",
+    answered_only: bool = False,
 ) -> tuple[float | None, float | None]:
-    """False-positive rate FP/(FP+TN) and false-negative rate FN/(FN+TP)."""
+    """FPR = FP / answered negatives; FNR = missed / gold positives (all, or answered only)."""
     c = confusion_counts(golds, preds, positive_label=positive_label, abstain_label=abstain_label)
-    return _ratio(c["fp"], c["fp"] + c["tn"]), _ratio(c["fn"], c["fn"] + c["tp"])
+    fn = _missed(golds, preds, positive_label, abstain_label, answered_only)
+    return _ratio(c["fp"], c["fp"] + c["tn"]), _ratio(fn, fn + c["tp"])
 
 
 def brier_score(
@@ -278,7 +320,9 @@ def classification_metrics(
     kw = {"positive_label": positive_label, "abstain_label": abstain_label}
     counts = confusion_counts(golds, preds, **kw)
     precision, recall, f1 = precision_recall_f1(golds, preds, **kw)
+    _, recall_answered, f1_answered = precision_recall_f1(golds, preds, answered_only=True, **kw)
     fpr, fnr = fpr_fnr(golds, preds, **kw)
+    fnr_answered = fpr_fnr(golds, preds, answered_only=True, **kw)[1]
     return {
         "n": n,
         "n_answered": sum(_is_answered(p, abstain_label) for p in preds),
@@ -290,11 +334,15 @@ def classification_metrics(
         "abstain_rate": abstain_rate(preds, abstain_label=abstain_label),
         "invalid_rate": invalid_rate(preds),
         **counts,
+        "fn_unanswered": unanswered_positives(golds, preds, **kw),
         "precision": precision,
         "recall": recall,
         "f1": f1,
         "fpr": fpr,
         "fnr": fnr,
+        "recall_answered": recall_answered,
+        "f1_answered": f1_answered,
+        "fnr_answered": fnr_answered,
         "brier": brier_score(golds, preds, confidences, abstain_label=abstain_label),
         "ece": expected_calibration_error(
             golds, preds, confidences, abstain_label=abstain_label, n_bins=n_bins

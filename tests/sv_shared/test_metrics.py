@@ -42,13 +42,24 @@ def test_counts_and_rates_by_hand() -> None:
     assert coverage(PREDS) == pytest.approx(6 / 8)
     assert abstain_rate(PREDS) == pytest.approx(1 / 8)
     assert invalid_rate(PREDS) == pytest.approx(1 / 8)
-    precision, recall, f1 = precision_recall_f1(GOLDS, PREDS)
+    precision, recall, f1 = precision_recall_f1(GOLDS, PREDS, answered_only=True)
     assert precision == pytest.approx(2 / 3)  # TP / (TP + FP) = 2 / 3
     assert recall == pytest.approx(2 / 3)  # TP / (TP + FN) = 2 / 3
     assert f1 == pytest.approx(2 / 3)
-    fpr, fnr = fpr_fnr(GOLDS, PREDS)
+    fpr, fnr = fpr_fnr(GOLDS, PREDS, answered_only=True)
     assert fpr == pytest.approx(1 / 3)  # FP / (FP + TN) = 1 / 3
     assert fnr == pytest.approx(1 / 3)  # FN / (FN + TP) = 1 / 3
+
+
+def test_abstained_positive_is_not_detected() -> None:
+    # 4 gold positives: 2 TP, 1 FN, 1 abstained (idx 2) -> recall 2/4 over all examples.
+    precision, recall, f1 = precision_recall_f1(GOLDS, PREDS)
+    assert precision == pytest.approx(2 / 3)
+    assert recall == pytest.approx(2 / 4)
+    assert f1 == pytest.approx(2 * (2 / 3) * 0.5 / (2 / 3 + 0.5))
+    fpr, fnr = fpr_fnr(GOLDS, PREDS)
+    assert fpr == pytest.approx(1 / 3)  # an abstention is not a false alarm
+    assert fnr == pytest.approx(2 / 4)
 
 
 def test_unequal_precision_recall_by_hand() -> None:
@@ -157,11 +168,15 @@ def test_classification_metrics_bundle() -> None:
         "fp": 1,
         "fn": 1,
         "tn": 2,
+        "fn_unanswered": 1,
         "precision": 2 / 3,
-        "recall": 2 / 3,
-        "f1": 2 / 3,
+        "recall": 2 / 4,
+        "f1": 2 * (2 / 3) * 0.5 / (2 / 3 + 0.5),
         "fpr": 1 / 3,
-        "fnr": 1 / 3,
+        "fnr": 2 / 4,
+        "recall_answered": 2 / 3,
+        "f1_answered": 2 / 3,
+        "fnr_answered": 1 / 3,
         "brier": 1.365 / 6,
         "ece": 0.3,
         "aurc": (1 / 3 + 1 / 4 + 2 / 5 + 2 / 6) / 6,
@@ -188,14 +203,26 @@ def test_undefined_metrics_are_none() -> None:
     empty = classification_metrics([], [], [])
     assert empty["n"] == 0
     for key, value in empty.items():
-        if key not in {"n", "n_answered", "n_abstain", "n_invalid", "tp", "fp", "fn", "tn"}:
+        if key not in {
+            "n",
+            "n_answered",
+            "n_abstain",
+            "n_invalid",
+            "tp",
+            "fp",
+            "fn",
+            "tn",
+            "fn_unanswered",
+        }:
             assert value is None, key
 
     all_abstain = classification_metrics([M, B], [A, A], [0.5, 0.5])
     assert all_abstain["accuracy"] == 0.0
     assert all_abstain["coverage"] == 0.0
-    for key in ("selective_accuracy", "precision", "recall", "f1", "brier", "ece", "aurc"):
+    for key in ("selective_accuracy", "precision", "recall_answered", "f1", "brier", "ece", "aurc"):
         assert all_abstain[key] is None, key
+    assert all_abstain["recall"] == 0.0 and all_abstain["fnr"] == 1.0  # nothing was detected
+    assert all_abstain["fn_unanswered"] == 1
 
     no_positives = classification_metrics([B, B], [B, M], [0.9, 0.6])
     assert no_positives["recall"] is None and no_positives["fnr"] is None

@@ -49,7 +49,7 @@ def to_rows(items: list[LabeledFlow]) -> Dataset:
 def load_environment(
     source: str = "synthetic",
     path: str | None = None,
-    split: str = "test",
+    split: str | None = None,
     max_examples: int = -1,
     seed: int | None = None,
     reward_weights: Mapping[str, float] | None = None,
@@ -69,7 +69,8 @@ def load_environment(
             "nsl-kdd" or "jsonl"; file sources read `path`.
         dataset: a dataset built by `sv data build` — its directory, build name, or "latest"
             (overrides source/path).
-        split: "train", "dev", "test" or "all" — the evaluation split. Training uses "train".
+        split: "train", "dev", "test" or "all" — the evaluation split (default "all" for a
+            file given with `path`, else "test"). Training uses "train".
         max_examples: keep only the first N evaluation examples (-1: all).
         seed: when given, shuffle the evaluation examples with it before `max_examples`.
         reward_weights: partial mapping over decision / calibration / format / accuracy;
@@ -82,6 +83,7 @@ def load_environment(
     items, info = load_flows(
         source, path=path, split=split, include_background=include_background, strict=strict
     )
+    split = info.split
     if seed is not None:
         items = list(items)
         random.Random(seed).shuffle(items)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -36,6 +37,8 @@ ENV_ID = "sv-env-network-logs"
 SOURCES = ("synthetic", "zeek", "hf-iot23", "cic-ids-2017", "unsw-nb15", "nsl-kdd", "jsonl")
 """Raw sources; ``source="dataset"`` reads a build of ``sv data build`` instead."""
 SYNTHETIC_LICENSE = "Apache-2.0 (generated)"
+
+_LOG = logging.getLogger(__name__)
 
 __all__ = [
     "DEFAULT_DATASET_SEED",
@@ -226,7 +229,7 @@ def load_flows(
     source: str = "synthetic",
     *,
     path: str | None = None,
-    split: str = "test",
+    split: str | None = None,
     include_background: bool = False,
     strict: bool = True,
     seed: int = DEFAULT_DATASET_SEED,
@@ -234,12 +237,17 @@ def load_flows(
 ) -> tuple[list[LabeledFlow], DatasetInfo]:
     """Load ``split`` ("train", "dev", "test" or "all") of a source.
 
+    ``split`` defaults to "all" for an external file (``path=``) and to "test" otherwise; a
+    split applied to an external file is logged in one line (its rows are re-split here).
+
     ``source="dataset"`` reads a build of ``sv data build``: ``path`` is its directory, its
     build name or ``latest`` (the default). ``seed`` seeds the grouped split (and, for
     "synthetic", the generator; ``size`` is the synthetic dataset size). ``path`` is required
     for file sources; for "hf-iot23" it defaults to the Hub id ``19kmunz/iot-23-preprocessed``
     (a local file or directory also works).
     """
+    external = source not in ("synthetic", "dataset") and bool(path)
+    split = split or ("all" if external else "test")
     if source == "dataset":
         return _load_built(path or "latest", split, seed)
     if source not in SOURCES:
@@ -264,7 +272,13 @@ def load_flows(
         items = _file_loader(source, include_background)(Path(path), strict=strict, stats=stats)
         revision, license_ = _file_revision(Path(path)), "see source"
     if split != "all":
+        total = len(items)
         items = split_flows(items, seed=seed)[split]
+        if external:
+            _LOG.warning(
+                "%s: split=%s keeps %d of %d rows (pass split=all to use the whole file)",
+                path, split, len(items), total,
+            )  # fmt: skip
     info = DatasetInfo(
         source=source,
         path=where,

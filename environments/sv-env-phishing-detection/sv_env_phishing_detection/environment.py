@@ -22,6 +22,7 @@ from .run_metrics import summarize_rows
 from .scoring import build_rubric
 from .sources import (
     CROSS_CORPUS_SOURCES,
+    TableColumns,
     load_built,
     load_records,
     records_hash,
@@ -73,7 +74,7 @@ def _view_mode(records: Sequence[EmailRecord], comparable: bool | None) -> bool 
 def build_env(
     source: str = "synthetic",
     path: str | None = None,
-    split: str = "test",
+    split: str | None = None,
     max_examples: int = -1,
     seed: int | None = None,
     reward_weights: Mapping[str, float] | None = None,
@@ -85,16 +86,25 @@ def build_env(
     comparable: bool | None = None,
     max_turns: int = 4,
     label: str | None = None,
-    text_column: str = "text",
-    label_column: str = "label",
+    text_column: str | None = None,
+    label_column: str | None = None,
     dataset: str | None = None,
+    text_col: str | None = None,
+    label_col: str | None = None,
+    subject_col: str | None = None,
+    sender_col: str | None = None,
+    label_map: Mapping[str, str] | str | None = None,
 ) -> vf.Environment:
+    """See `load_environment`; `text_col`/`label_col` are short for `text_column`/`label_column`."""
     built: dict[str, Any] | None = None
     if dataset:
+        split = split or "test"
         records, built = load_built(dataset, split)
     else:
-        records = load_records(source, path=path, split=split, label=label,
-                               text_column=text_column, label_column=label_column)  # fmt: skip
+        columns = TableColumns(text_col or text_column, label_col or label_column, subject_col,
+                               sender_col, label_map)  # fmt: skip
+        records = load_records(source, path=path, split=split, label=label, columns=columns)
+        split = split or ("test" if source == "synthetic" else "all")
     if seed is not None:
         records = list(records)
         random.Random(seed).shuffle(records)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import json
 import mailbox
 import re
 import sys
@@ -71,16 +72,46 @@ def _label_key(value: Any) -> str:
     return "" if value is None else str(value).strip().lower()
 
 
-def map_label(value: Any, label_map: Mapping[str, str | None], where: str) -> str | None:
+def map_label(
+    value: Any, label_map: Mapping[str, str | None], where: str, hint: str = ""
+) -> str | None:
     """The label for a raw cell via ``label_map`` (keys compared case-insensitively; a
     ``None`` value means "skip the row"); an unknown value is an :class:`EmailDatasetError`."""
     lookup = {_label_key(key): label for key, label in label_map.items()}
     key = _label_key(value)
     if key not in lookup:
         raise EmailDatasetError(
-            f"{where}: unknown label {value!r} (expected one of {sorted(label_map)})"
+            f"{where}: unknown label {value!r} (expected one of {sorted(label_map)}){hint}"
         )
     return lookup[key]
+
+
+_SKIP = ("", "skip", "none")
+
+
+def parse_label_map(value: Mapping[str, Any] | str | None) -> dict[str, str | None] | None:
+    """``label_map=`` as a mapping or ``"spam=Phishing,ham=Legitimate"``; each target is
+    Phishing, Legitimate (any case) or skip (drop the row). ``None`` keeps the default map."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        pairs = [item.partition("=") for item in value.split(",") if item.strip()]
+        bad = [raw for raw, sep, _ in pairs if not sep]
+        if bad:
+            raise EmailDatasetError(f"label_map: {bad[0].strip()!r} is not raw=Label")
+        value = {raw.strip(): target.strip() for raw, _, target in pairs}
+    if not isinstance(value, Mapping) or not value:
+        raise EmailDatasetError("label_map: expected raw=Label pairs, e.g. spam=Phishing")
+    targets = {label.lower(): label for label in (PHISHING, LEGITIMATE)}
+    out: dict[str, str | None] = {}
+    for raw, target in value.items():
+        name = "" if target is None else str(target).strip().lower()
+        if name not in targets and name not in _SKIP:
+            raise EmailDatasetError(
+                f"label_map: {raw!r} -> {target!r}: expected {PHISHING}, {LEGITIMATE} or skip"
+            )
+        out[str(raw)] = targets.get(name)
+    return out
 
 
 def _fields_record(
@@ -158,6 +189,33 @@ def _csv_rows(path: Path, required: Iterable[str]) -> Iterator[tuple[int, dict[s
             ) from None
 
 
+def _table_records(
+    rows: Iterable[tuple[int, Mapping[str, Any]]],
+    path: Path,
+    columns: tuple[str, str, str | None, str | None],
+    label_map: Mapping[str, str | None] | None,
+    source: str,
+) -> Iterator[EmailRecord]:
+    """Records from ``(line, row)`` pairs; ``columns`` = text, label, subject, sender."""
+    text_column, label_column, subject_column, sender_column = columns
+    mapping = DEFAULT_LABEL_MAP if label_map is None else label_map
+    for line_no, row in rows:
+        where = f"{path.name}: line {line_no}: column {label_column!r}"
+        label = map_label(row[label_column], mapping, where, "; map it with label_map=")
+        body = _cell(row, text_column)
+        if label is None or not body.strip():
+            continue
+        yield _fields_record(
+            record_id=f"{source}:L{line_no}",
+            source=source,
+            label=label,
+            body=body,
+            subject=_cell(row, subject_column),
+            sender=_cell(row, sender_column),
+            meta={"file": path.name, "line": line_no},
+        )
+
+
 def load_csv(
     path: str | Path,
     text_column: str,
@@ -175,30 +233,55 @@ def load_csv(
     row); by default :data:`DEFAULT_LABEL_MAP`. ``source`` defaults to ``csv:<file name>``.
     """
     path = Path(path)
-    source = source or f"csv:{path.name}"
-    mapping = DEFAULT_LABEL_MAP if label_map is None else label_map
-    required = [c for c in (text_column, label_column, subject_column, sender_column) if c]
+    columns = (text_column, label_column, subject_column, sender_column)
+    rows = _csv_rows(path, [c for c in columns if c])
+    return _take(
+        _table_records(rows, path, columns, label_map, source or f"csv:{path.name}"), limit
+    )
 
-    def records() -> Iterator[EmailRecord]:
-        for line_no, row in _csv_rows(path, required):
-            where = f"{path.name}: line {line_no}: column {label_column!r}"
-            label = map_label(row[label_column], mapping, where)
-            body = _cell(row, text_column)
-            if label is None or not body.strip():
+
+def _jsonl_rows(path: Path, required: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line, object)`` for each non-blank line; every object must have ``required``."""
+    if not path.is_file():
+        raise EmailDatasetError(f"{path}: file not found")
+    with path.open("r", encoding="utf-8-sig", errors="replace") as handle:
+        for line_no, line in enumerate(handle, start=1):
+            if not line.strip():
                 continue
-            yield _fields_record(
-                record_id=f"{source}:L{line_no}",
-                source=source,
-                label=label,
-                body=body,
-                subject=_cell(row, subject_column),
-                sender=_cell(row, sender_column),
-                meta={"file": path.name, "line": line_no},
-            )
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise EmailDatasetError(f"{path.name}: line {line_no}: bad JSON: {exc}") from None
+            if not isinstance(row, dict):
+                raise EmailDatasetError(f"{path.name}: line {line_no}: expected a JSON object")
+            missing = [c for c in required if c not in row]
+            if missing:
+                raise EmailDatasetError(
+                    f"{path.name}: line {line_no}: missing column(s) {missing} (have {sorted(row)})"
+                )
+            yield line_no, row
 
-    return _take(records(), limit)
+
+def load_jsonl_table(
+    path: str | Path,
+    text_column: str,
+    label_column: str,
+    label_map: Mapping[str, str | None] | None = None,
+    subject_column: str | None = None,
+    sender_column: str | None = None,
+    *,
+    source: str | None = None,
+    limit: int | None = None,
+) -> list[EmailRecord]:
+    """A JSONL file with one email per line, read like :func:`load_csv` (same columns)."""
+    path = Path(path)
+    columns = (text_column, label_column, subject_column, sender_column)
+    rows = _jsonl_rows(path, [c for c in columns if c])
+    source = source or f"jsonl:{path.name}"
+    return _take(_table_records(rows, path, columns, label_map, source), limit)
 
 
+# ----------------------------------------------------------------------------- named corpora
 def load_nazario_csv(path: str | Path, *, limit: int | None = None) -> list[EmailRecord]:
     """The Nazario phishing corpus as CSV (sender, receiver, date, subject, body, urls, label).
 
@@ -487,11 +570,13 @@ __all__ = [
     "load_csv",
     "load_ealvaradob",
     "load_enron_csv",
+    "load_jsonl_table",
     "load_mbox",
     "load_nazario_csv",
     "load_pirocheto_urls",
     "load_zefang_liu",
     "looks_like_html",
     "map_label",
+    "parse_label_map",
     "thread_group",
 ]

@@ -1,7 +1,8 @@
 """Every email source E4 evaluates on, behind one function.
 
 Only the synthetic corpus has train/dev/test splits; file and hub sources are loaded whole
-(split "test" or "all"), since their own splits are the user's business (`sv data build`).
+(split "all", their default), since their own splits are the user's business (`sv data build`).
+"csv" and "jsonl" files take column options and a ``label_map`` (:class:`TableColumns`).
 A dataset built by `sv data build` is read with :func:`load_built` (all four splits).
 """
 
@@ -9,6 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +25,34 @@ CROSS_CORPUS_SOURCES = frozenset({"realdata", "nazario", "enron"})
 """Sources that mix corpora by default: rendered with only the fields every corpus has."""
 
 
+_LOG = logging.getLogger(__name__)
+
+
 class SourceError(ValueError):
     """A bad source / path / split combination, in words for the user."""
+
+
+@dataclass(frozen=True)
+class TableColumns:
+    """Where a csv / jsonl file keeps each field (``None``: the default or no such field)."""
+
+    text: str | None = None
+    label: str | None = None
+    subject: str | None = None
+    sender: str | None = None
+    label_map: Mapping[str, object] | str | None = None
+
+    def given(self) -> list[str]:
+        """The options set, by their `load_environment` names."""
+        names = ("text_col", "label_col", "subject_col", "sender_col", "label_map")
+        values = (self.text, self.label, self.subject, self.sender, self.label_map)
+        return [name for name, value in zip(names, values, strict=True) if value is not None]
+
+    def load(self, loader: Callable[..., list[EmailRecord]], path: Path) -> list[EmailRecord]:
+        """``loader(path, text, label, label_map, subject, sender)`` with these columns."""
+        label_map = loaders.parse_label_map(self.label_map)
+        return loader(path, self.text or "text", self.label or "label", label_map,
+                      self.subject, self.sender)  # fmt: skip
 
 
 def renders_comparable(record: EmailRecord) -> bool:
@@ -82,20 +112,42 @@ def load_records(
     source: str = "synthetic",
     *,
     path: str | None = None,
-    split: str = "test",
+    split: str | None = None,
     label: str | None = None,
-    text_column: str = "text",
-    label_column: str = "label",
+    columns: TableColumns | None = None,
+    text_column: str | None = None,
+    label_column: str | None = None,
 ) -> list[EmailRecord]:
-    """The records of one source (see `load_environment` for the arguments)."""
+    """The records of one source (see `load_environment` for the arguments).
+
+    ``split`` defaults to "test" for synthetic and "all" otherwise; ``text_column`` and
+    ``label_column`` are shorthands for those fields of ``columns``.
+    """
+    columns = replace(
+        columns or TableColumns(),
+        **{k: v for k, v in (("text", text_column), ("label", label_column)) if v is not None},
+    )
     if source == "synthetic":
         from .dataset import load_synthetic
 
-        return load_synthetic(split)
+        return load_synthetic(split or "test")
     if source not in SOURCES:
         raise SourceError(f"unknown source '{source}'; expected one of {', '.join(SOURCES)}")
-    if split not in ("test", "all"):
-        raise SourceError(f"source '{source}' has no '{split}' split; use split='test' (all rows)")
+    if split not in (None, "test", "all"):
+        raise SourceError(f"source '{source}' has no '{split}' split; use split='all' (all rows)")
+    if columns.given() and source not in ("csv", "jsonl"):
+        raise SourceError(f"{columns.given()[0]}= applies to csv and jsonl sources, not '{source}'")
+    records = _file_records(source, path, label, columns)
+    if split == "test":
+        where = path or source
+        _LOG.warning("%s: source '%s' has no splits; split=test uses all %d rows", where,
+                     source, len(records))  # fmt: skip
+    return records
+
+
+def _file_records(
+    source: str, path: str | None, label: str | None, columns: TableColumns
+) -> list[EmailRecord]:
     if source == "realdata":
         return _realdata(path)
     if source == "nazario":
@@ -111,7 +163,9 @@ def load_records(
             raise SourceError("source 'mbox' needs label='Phishing' or label='Legitimate'")
         return loaders.load_mbox(_need_path(source, path), label)
     if source == "csv":
-        return loaders.load_csv(_need_path(source, path), text_column, label_column)
+        return columns.load(loaders.load_csv, _need_path(source, path))
+    if columns.given():
+        return columns.load(loaders.load_jsonl_table, _need_path(source, path))
     return _jsonl(path)
 
 

@@ -75,6 +75,8 @@ TABLE_COLUMNS = (
     ("F1", "f1"),
     ("FPR", "fpr"),
     ("FNR", "fnr"),
+    ("FNR ans", "fnr_answered"),
+    ("cover", "coverage"),
     ("Brier", "brier"),
     ("ECE", "ece"),
     ("abstain", "abstain_rate"),
@@ -98,7 +100,9 @@ TABLE_COLUMNS = (
     ("over-refuse", "over_refusal_rate"),
     ("helpful", "helpful_rate_benign"),
 )
-"""Candidate columns; a column is shown when any model in the table has a value for it."""
+"""Candidate columns; a column is shown when any model in the table has a value for it.
+
+F1 and FNR count an abstained or invalid positive as missed; "FNR ans" is over answered items."""
 
 
 def _fmt(value: Any) -> str:

@@ -15,6 +15,11 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
         return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
 
 
+def _f1(precision: np.ndarray, recall: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(precision + recall == 0, 0.0, 2 * precision * recall / (precision + recall))
+
+
 def classification_stats(
     idx: np.ndarray,
     golds: Sequence[str],
@@ -35,9 +40,9 @@ def classification_stats(
     count = lambda mask: mask.sum(axis=1).astype(float)  # noqa: E731
     tp, fp = count(answered & gold_pos & pred_pos), count(answered & ~gold_pos & pred_pos)
     fn, tn = count(answered & gold_pos & ~pred_pos), count(answered & ~gold_pos & ~pred_pos)
-    precision, recall = _ratio(tp, tp + fp), _ratio(tp, tp + fn)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        f1 = np.where(precision + recall == 0, 0.0, 2 * precision * recall / (precision + recall))
+    missed = fn + count(~answered & gold_pos)  # abstained/invalid positives: not detected
+    precision = _ratio(tp, tp + fp)
+    recall, recall_answered = _ratio(tp, tp + missed), _ratio(tp, tp + fn)
     bins = np.minimum((conf * 10).astype(int), 9)
     gap = np.zeros(idx.shape[0])
     for b in range(10):
@@ -49,9 +54,12 @@ def classification_stats(
         "abstain_rate": count(abstained) / idx.shape[1],
         "precision": precision,
         "recall": recall,
-        "f1": f1,
+        "f1": _f1(precision, recall),
         "fpr": _ratio(fp, fp + tn),
-        "fnr": _ratio(fn, fn + tp),
+        "fnr": _ratio(missed, missed + tp),
+        "recall_answered": recall_answered,
+        "f1_answered": _f1(precision, recall_answered),
+        "fnr_answered": _ratio(fn, fn + tp),
         "brier": _ratio((scored * (conf - correct) ** 2).sum(axis=1), count(scored)),
         "ece": _ratio(gap, count(scored)),
     }

@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 CLASSIFICATION_METRICS = (
-    "accuracy", "f1", "precision", "recall", "fpr", "fnr", "brier", "ece", "aurc",
+    "accuracy", "f1", "precision", "recall", "fpr", "fnr", "coverage",
+    "f1_answered", "recall_answered", "fnr_answered", "brier", "ece", "aurc",
     "abstain_rate", "invalid_rate", "cost_weighted_score",
 )  # fmt: skip
+"""Recall/FNR/F1 count abstentions as not detected; `*_answered` are over answered items."""
 
 
 @dataclass(frozen=True)
