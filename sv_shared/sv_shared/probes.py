@@ -16,16 +16,18 @@ the episode.
 from __future__ import annotations
 
 import math
+import random
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 Answer = Callable[[Mapping[str, Any]], str]
 """A policy: an episode's `info` -> the final assistant message."""
 
 HACK_SHARE_LIMIT = 0.10
 TOLERANCE = 1e-9
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -229,3 +231,16 @@ def run_probes(
         )
     report.rows = [rows[p.name] for p in suite.probes if p.name in rows]
     return report
+
+
+def interleave_labels(items: Sequence[T], label: Callable[[T], str], seed: str) -> list[T]:
+    """Items shuffled within each label, then alternating labels, so that any prefix of the
+    episode list (a fast test's small limit) stays balanced across labels."""
+    rng = random.Random(seed)
+    groups: dict[str, list[T]] = {}
+    for item in items:
+        groups.setdefault(label(item), []).append(item)
+    lists = [groups[key] for key in sorted(groups)]
+    for group in lists:
+        rng.shuffle(group)
+    return [g[i] for i in range(max(map(len, lists), default=0)) for g in lists if i < len(g)]

@@ -104,3 +104,13 @@ def test_reference_share_uses_the_achievable_maximum() -> None:
     assert plain_report.reference_share_of_max == 1.0
     assert capped_report.achievable_max == pytest.approx(0.95)
     assert capped_report.reference_share_of_max == pytest.approx(1.0 / 0.95)
+
+
+def test_interleave_labels_keeps_every_prefix_balanced() -> None:
+    from sv_shared.probes import interleave_labels
+
+    items = [("a", i) for i in range(6)] + [("b", i) for i in range(3)]
+    ordered = interleave_labels(items, lambda item: item[0], "seed")
+    assert sorted(ordered) == sorted(items)
+    assert [label for label, _ in ordered[:6]] == ["a", "b"] * 3
+    assert ordered == interleave_labels(items, lambda item: item[0], "seed")

@@ -10,15 +10,14 @@ an uninformative forecast plus format): `abstain-always` is the baseline no hack
 from __future__ import annotations
 
 import json
-import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from sv_env_network_logs.dataset import load_flows
 from sv_env_network_logs.prompts import render_flow
 from sv_env_network_logs.rubric import ABSTAIN, LABELS, build_payoffs
 from sv_shared.parsers import JsonClassificationParser
-from sv_shared.probes import Probe, ProbeSuite
+from sv_shared.probes import Probe, ProbeSuite, interleave_labels
 from sv_shared.rewards import RewardWeights, classification_reward_components
 
 ENV = "sv-env-network-logs"
@@ -39,18 +38,6 @@ def episodes(limit: int | None, seed: int) -> list[Mapping[str, Any]]:
         {"id": item.id, "text": render_flow(item.flow), "gold": item.label}
         for item in ordered[:limit]
     ]
-
-
-def interleave_labels(items: Sequence[T], label: Callable[[T], str], seed: str) -> list[T]:
-    """Items shuffled within each label, then alternating labels (a prefix stays balanced)."""
-    rng = random.Random(seed)
-    groups: dict[str, list[T]] = {}
-    for item in items:
-        groups.setdefault(label(item), []).append(item)
-    lists = [groups[key] for key in sorted(groups)]
-    for group in lists:
-        rng.shuffle(group)
-    return [g[i] for i in range(max(map(len, lists), default=0)) for g in lists if i < len(g)]
 
 
 def answer(label: Any, confidence: Any = 0.9) -> str:

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from sv_shared.probes import Probe, ProbeSuite
+from sv_shared.probes import Probe, ProbeSuite, interleave_labels
 
 from .answer import MAX_EVIDENCE_ITEMS, TriageParser
 from .environment import episode
@@ -47,18 +47,6 @@ def episodes(limit: int | None, seed: int) -> list[Mapping[str, Any]]:
         load_records("synthetic", split="test"), lambda r: r.label, f"e4-probes:{seed}"
     )
     return [episode(record, comparable=False)["info"] for record in records[:limit]]
-
-
-def interleave_labels(items: Sequence[T], label: Callable[[T], str], seed: str) -> list[T]:
-    """Items shuffled within each label, then alternating labels (a prefix stays balanced)."""
-    rng = random.Random(seed)
-    groups: dict[str, list[T]] = {}
-    for item in items:
-        groups.setdefault(label(item), []).append(item)
-    lists = [groups[key] for key in sorted(groups)]
-    for group in lists:
-        rng.shuffle(group)
-    return [g[i] for i in range(max(map(len, lists), default=0)) for g in lists if i < len(g)]
 
 
 def answer(label: Any, confidence: Any = 0.9, evidence: list[Any] | None = None) -> str:
