@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sv_env_redteam_attack.categories import harmbench_code, infer_code, jbb_code
+from sv_shared.behavior_layouts import BEHAVIOR_FIELDS, BEHAVIOR_LAYOUTS, merge_columns
 
-FIELDS = ("text", "id", "category", "functional", "context")
+FIELDS = BEHAVIOR_FIELDS
 ROW_FORMATS = (".jsonl", ".json", ".parquet")
 """Files whose rows are not numbered by line (no header line)."""
 CONTEXT_SEPARATOR = "\n\n---\n\n"
@@ -55,30 +56,19 @@ class Layout:
 
     def mapped(self, overrides: Mapping[str, str] | None) -> Layout:
         """This layout with `overrides` (field -> column) applied."""
+        columns = merge_columns(self.columns, overrides, BehaviorDataError)
         overrides = {str(k): str(v) for k, v in (overrides or {}).items()}
-        unknown = sorted(set(overrides) - set(FIELDS))
-        if unknown:
-            known = list(FIELDS)
-            raise BehaviorDataError(f"columns: unknown field(s) {unknown}; fields are {known}")
-        if overrides.get("text") == "":
-            raise BehaviorDataError("columns: the text field cannot be unmapped")
-        columns = {**self.columns, **overrides}
         required = self.required | {f for f, c in overrides.items() if c}
         return Layout(self.source, columns, self.code, self.unique_ids, frozenset(required))
 
 
-HARMBENCH = Layout(
-    "harmbench",
-    {"text": "Behavior", "id": "BehaviorID", "category": "SemanticCategory",
-     "functional": "FunctionalCategory", "context": "ContextString"},
-    harmbench_code,
-)  # fmt: skip
+HARMBENCH = Layout("harmbench", BEHAVIOR_LAYOUTS["harmbench"], harmbench_code)
 HARMBENCH_HUB = Layout(
     "harmbench", {"text": "prompt", "category": "category", "context": "context"}, harmbench_code
 )
 """The Hub mirror's schema: `prompt`, `category` (and `context` for contextual behaviors)."""
-JBB = Layout("jbb", {"text": "Goal", "id": "Behavior", "category": "Category"}, jbb_code, False)
-ADVBENCH = Layout("advbench", {"text": "goal"}, lambda category, text: None)
+JBB = Layout("jbb", BEHAVIOR_LAYOUTS["jbb"], jbb_code, False)
+ADVBENCH = Layout("advbench", BEHAVIOR_LAYOUTS["advbench"], lambda category, text: None)
 
 
 def slug(text: str) -> str:

@@ -7,6 +7,8 @@ import csv
 from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 
+from sv_shared.behavior_layouts import BEHAVIOR_LAYOUTS, merge_columns
+
 from .conversation import (
     BENIGN,
     HARMFUL,
@@ -76,32 +78,14 @@ def load_xstest_csv(path: str | Path) -> list[Conversation]:
     return conversations
 
 
-BEHAVIOR_FIELDS = ("text", "id", "category", "functional", "context")
-BEHAVIOR_LAYOUTS: dict[str, dict[str, str]] = {
-    "harmbench": {"text": "Behavior", "id": "BehaviorID", "category": "SemanticCategory",
-                  "functional": "FunctionalCategory", "context": "ContextString"},
-    "jbb": {"text": "Goal", "id": "Behavior", "category": "Category"},
-    "advbench": {"text": "goal"},
-}  # fmt: skip
-"""Behaviour-file layouts: field -> column. HarmBench, JailbreakBench JBB-Behaviors, and plain
-AdvBench-style ``goal,target`` files; only ``text`` must be present."""
-
-
 def behavior_layout(layout: str, columns: Mapping[str, str] | None = None) -> dict[str, str]:
     """The `layout` with `columns` (field -> column; "" unmaps a field) applied."""
     if layout not in BEHAVIOR_LAYOUTS:
         raise ScriptDataError(
             f"unknown behaviour layout {layout!r}; expected one of {list(BEHAVIOR_LAYOUTS)}"
         )
-    overrides = {str(k): str(v) for k, v in (columns or {}).items()}
-    unknown = sorted(set(overrides) - set(BEHAVIOR_FIELDS))
-    if unknown:
-        raise ScriptDataError(
-            f"columns: unknown field(s) {unknown}; fields are {list(BEHAVIOR_FIELDS)}"
-        )
-    if overrides.get("text") == "":
-        raise ScriptDataError("columns: the text field cannot be unmapped")
-    return {f: c for f, c in {**BEHAVIOR_LAYOUTS[layout], **overrides}.items() if c}
+    merged = merge_columns(BEHAVIOR_LAYOUTS[layout], columns, ScriptDataError)
+    return {f: c for f, c in merged.items() if c}
 
 
 def load_behaviors_csv(

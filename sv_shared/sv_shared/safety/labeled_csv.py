@@ -16,12 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from sv_shared.behavior_layouts import BEHAVIOR_LAYOUTS as BEHAVIOR_COLUMNS
 from sv_shared.safety.types import JudgeError
 
 BEHAVIOR_LAYOUTS: dict[str, tuple[str, str | None]] = {
-    "harmbench": ("Behavior", "SemanticCategory"),
-    "jbb": ("Goal", "Category"),
-    "advbench": ("goal", None),
+    name: (columns["text"], columns.get("category")) for name, columns in BEHAVIOR_COLUMNS.items()
 }
 """Layout -> (request column, category column)."""
 

@@ -1,0 +1,35 @@
+"""Where the fields of a harmful-behaviour file live, per public benchmark layout.
+
+One table for every reader of behaviour files (E5 attack targets, E6 direct attacks, the
+safety judge's agreement measurement): HarmBench, JailbreakBench JBB-Behaviors, and plain
+AdvBench-style ``goal,target`` files. Only ``text`` must be present in a file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+BEHAVIOR_FIELDS = ("text", "id", "category", "functional", "context")
+BEHAVIOR_LAYOUTS: dict[str, dict[str, str]] = {
+    "harmbench": {"text": "Behavior", "id": "BehaviorID", "category": "SemanticCategory",
+                  "functional": "FunctionalCategory", "context": "ContextString"},
+    "jbb": {"text": "Goal", "id": "Behavior", "category": "Category"},
+    "advbench": {"text": "goal"},
+}  # fmt: skip
+"""Layout -> {field: column}."""
+
+
+def merge_columns(
+    base: Mapping[str, str],
+    overrides: Mapping[str, str] | None,
+    error: type[Exception] = ValueError,
+) -> dict[str, str]:
+    """`base` with `overrides` (field -> column; "" unmaps a field) applied; raises `error`
+    for an unknown field or an unmapped text field."""
+    given = {str(k): str(v) for k, v in (overrides or {}).items()}
+    unknown = sorted(set(given) - set(BEHAVIOR_FIELDS))
+    if unknown:
+        raise error(f"columns: unknown field(s) {unknown}; fields are {list(BEHAVIOR_FIELDS)}")
+    if given.get("text") == "":
+        raise error("columns: the text field cannot be unmapped")
+    return {**base, **given}
