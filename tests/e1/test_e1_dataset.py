@@ -34,14 +34,14 @@ def ids(items):
 
 def test_default_dataset_is_deterministic_balanced_and_cached():
     items = build_default_dataset()
-    assert (DEFAULT_DATASET_SIZE, DEFAULT_DATASET_SEED) == (3000, 20261121)
-    assert len(items) == 3000
-    assert Counter(i.label for i in items) == {"Benign": 1500, "Malicious": 1500}
+    assert (DEFAULT_DATASET_SIZE, DEFAULT_DATASET_SEED) == (6000, 20261121)
+    assert len(items) == 6000
+    assert Counter(i.label for i in items) == {"Benign": 3000, "Malicious": 3000}
     again = build_default_dataset()
     assert again == items and again is not items
     items.clear()  # callers get a copy; the cache is unaffected
-    assert len(build_default_dataset()) == 3000
-    regenerated = generate_flows(3000, seed=DEFAULT_DATASET_SEED, noise=NoiseConfig())
+    assert len(build_default_dataset()) == 6000
+    regenerated = generate_flows(6000, seed=DEFAULT_DATASET_SEED, noise=NoiseConfig())
     assert content_hash(build_default_dataset()) == content_hash(regenerated)
 
 
@@ -105,10 +105,10 @@ def test_load_flows_synthetic_splits_partition_the_dataset():
     assert set().union(*(ids(items) for items, _ in parts.values())) == ids(everything)
     items, info = parts["test"]
     assert info.source == "synthetic" and info.split == "test" and info.n == len(items)
-    assert info.revision == "synthetic-v1" and info.license == "Apache-2.0 (generated)"
+    assert info.revision == "synthetic-v2" and info.license == "Apache-2.0 (generated)"
     assert info.seed == DEFAULT_DATASET_SEED and info.content_hash == content_hash(items)
     assert info.label_counts == dict(Counter(i.label for i in items))
-    assert info_all.n == 3000
+    assert info_all.n == 6000
     payload = json.loads(json.dumps(info.to_dict()))
     assert {"source", "path", "split", "n", "content_hash", "revision", "label_counts"} <= set(
         payload

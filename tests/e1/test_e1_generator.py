@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 import itertools
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from functools import cache
 
 import pytest
@@ -107,6 +107,7 @@ def test_argument_validation():
 
 # ---------------------------------------------------------------------------- Zeek invariants
 HEADER = {"tcp": 40, "udp": 28, "icmp": 28}
+TCP_STATES = {"S0", "S1", "S2", "S3", "SF", "REJ", "RSTO", "RSTR", "SH", "RSTOS0", "OTH"}
 
 
 def test_zeek_field_consistency():
@@ -122,19 +123,30 @@ def test_zeek_field_consistency():
         if f.orig_bytes:
             assert f.orig_pkts * 1500 >= f.orig_ip_bytes
         if f.proto == "tcp":
-            assert f.conn_state in {"S0", "S1", "SF", "REJ", "RSTO", "RSTR", "SH"}
+            assert f.conn_state in TCP_STATES
+            if f.conn_state == "OTH":  # mid-stream: no SYN seen, one letter per side
+                assert f.history in {"Aa", "Ad", "Da", "Dd"} and f.resp_pkts >= 1
+                assert ("D" in f.history) == (f.orig_bytes > 0)
+                assert ("d" in f.history) == (f.resp_bytes > 0)
+                continue
             assert f.history.startswith("S")
-            if f.conn_state in ("S0", "REJ", "SH"):
+            if f.conn_state in ("S0", "REJ", "SH", "RSTOS0"):
                 assert f.orig_bytes == f.resp_bytes == 0
             if f.conn_state == "S0":
                 assert f.history == "S" and f.resp_pkts == 0
                 assert (f.duration is None) == (f.orig_pkts == 1)
             if f.conn_state == "REJ":
                 assert f.history == "Sr" and f.resp_pkts == 1
-            if f.conn_state in ("SF", "S1", "RSTO", "RSTR"):
+            if f.conn_state == "RSTOS0":
+                assert f.history == "SR" and f.resp_pkts == 0
+            if f.conn_state in ("SF", "S1", "S2", "S3", "RSTO", "RSTR"):
                 assert "h" in f.history and f.resp_pkts >= 1
             if f.conn_state == "SF":
                 assert "F" in f.history or "f" in f.history
+            if f.conn_state == "S2":
+                assert f.history.endswith("F") and "f" not in f.history
+            if f.conn_state == "S3":
+                assert f.history.endswith("f") and "F" not in f.history
             assert ("D" in f.history) == (f.orig_bytes > 0)
             assert ("d" in f.history) == (f.resp_bytes > 0)
         elif f.proto == "udp":
@@ -235,3 +247,133 @@ def test_default_noise_is_mild():
     noise = NoiseConfig()
     assert noise.missing_field_rate <= 0.05 and noise.swap_direction_rate <= 0.02
     assert noise.timestamp_jitter_s <= 1.0
+
+
+# ---------------------------------------------------------------------------- botnet / C2 coverage
+C2_SHAPES = {
+    "attack/c2_unanswered", "attack/c2_refused", "attack/c2_heartbeat",
+    "attack/c2_long_session", "attack/c2_file_download", "attack/telnet_spray",
+    "attack/exploit_scan", "attack/ddos_flood", "attack/spam_burst", "attack/kdd_dos",
+    "attack/kdd_probe", "attack/kdd_r2l",
+}  # fmt: skip
+BENIGN_MIRRORS = {
+    "benign/offline_peer", "benign/refused", "benign/long_lived", "benign/heartbeat",
+    "benign/lan_discovery", "benign/firmware_check", "benign/mail", "benign/device_admin",
+    "benign/icmp", "benign/p2p", "benign/ftp",
+}  # fmt: skip
+
+
+def sessions(scenario):
+    groups = defaultdict(list)
+    for item in by_scenario()[scenario]:
+        groups[item.group].append(item.flow)
+    assert groups, scenario
+    return list(groups.values())
+
+
+def test_new_classes_are_registered():
+    assert set(ATTACK_SCENARIOS) >= C2_SHAPES
+    assert set(BENIGN_SCENARIOS) >= BENIGN_MIRRORS
+
+
+def test_c2_attempts_repeat_to_one_controller_without_data():
+    for scenario, states in (
+        ("attack/c2_unanswered", {"S0", "SH", "RSTOS0", "OTH"}),
+        ("attack/c2_refused", {"REJ", "RSTOS0", "RSTO"}),
+    ):
+        seen = set()
+        for flows in sessions(scenario):
+            assert len({(f.src_ip, f.dst_ip, f.dst_port, f.proto) for f in flows}) == 1
+            assert all(f.local_orig and not f.local_resp for f in flows)
+            for f in flows:
+                assert f.resp_bytes == 0
+                if f.proto == "tcp":
+                    assert f.orig_bytes == 0 and f.conn_state in states
+                    seen.add(f.conn_state)
+                else:
+                    assert f.conn_state == "S0" and f.resp_pkts == 0
+        assert seen & {"S0", "REJ"}
+
+
+def test_c2_attempts_are_mostly_periodic():
+    periodic = total = 0
+    for flows in sessions("attack/c2_unanswered") + sessions("attack/c2_heartbeat"):
+        ts = sorted(f.ts for f in flows)
+        gaps = [b - a for a, b in itertools.pairwise(ts)]
+        if len(gaps) >= 3:
+            total += 1
+            periodic += max(gaps) <= 4.0 * max(min(gaps), 1e-3)
+    assert total >= 5 and periodic / total >= 0.5
+
+
+def test_long_sessions_downloads_and_sprays_have_their_shapes():
+    for flows in sessions("attack/c2_long_session") + sessions("benign/long_lived"):
+        assert all(f.duration >= 300 for f in flows)
+    for flows in sessions("attack/c2_long_session"):
+        assert all((f.orig_bytes + f.resp_bytes) / f.duration < 200 for f in flows)
+    for flows in sessions("attack/c2_file_download"):
+        assert len({f.dst_ip for f in flows}) == 1
+        assert all(f.resp_bytes > f.orig_bytes for f in flows)
+    sprays = [f for s in sessions("attack/telnet_spray") for f in s]
+    assert {f.dst_port for f in sprays} <= {22, 23, 2323}
+    assert len({f.dst_ip for f in sprays}) > len(sprays) // 2
+    assert all(f.local_orig and not f.local_resp for f in sprays)
+    for flows in sessions("attack/spam_burst"):
+        assert {f.dst_port for f in flows} <= {25, 465, 587}
+
+
+def test_floods_and_discovery_are_one_way():
+    for flows in sessions("benign/lan_discovery"):
+        assert all(f.proto == "udp" and f.resp_pkts == 0 for f in flows)
+        assert all(ipaddress.ip_address(f.dst_ip).is_multicast or f.dst_ip.endswith(".255")
+                   for f in flows)  # fmt: skip
+    ddos = [f for s in sessions("attack/ddos_flood") for f in s]
+    assert {f.proto for f in ddos} <= {"tcp", "udp", "icmp"}
+    assert all(f.resp_pkts == 0 for f in ddos if f.proto in ("udp", "icmp"))
+
+
+def test_every_attack_state_has_a_benign_twin():
+    """No tcp conn_state is produced by attacks only."""
+    states = defaultdict(set)
+    for item in clean():
+        states[item.flow.conn_state].add(item.label)
+    assert all(labels == {"Benign", "Malicious"} for labels in states.values()), states
+
+
+# ---------------------------------------------------------------------------- single features
+def _bucket(value, edges):
+    if value is None:
+        return None
+    return sum(value >= edge for edge in edges)
+
+
+_BYTE_EDGES = (1, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000)
+SINGLE_FEATURES = {
+    "proto": lambda f: f.proto,
+    "service": lambda f: f.service,
+    "conn_state": lambda f: f.conn_state,
+    "history": lambda f: f.history,
+    "dst_port": lambda f: f.dst_port,
+    "local_orig/local_resp": lambda f: (f.local_orig, f.local_resp),
+    "duration bucket": lambda f: _bucket(f.duration, (0.001, 0.01, 0.1, 1, 10, 60, 600, 3600)),
+    "bytes bucket": lambda f: (
+        _bucket(f.orig_bytes, _BYTE_EDGES),
+        _bucket(f.resp_bytes, _BYTE_EDGES),
+    ),
+}
+
+
+def test_no_single_feature_gives_the_label_away():
+    """Majority label per value (values seen < 5 times pooled as "rare") on the default train
+    split: no single field reaches 75% accuracy."""
+    from sv_env_network_logs.dataset import load_flows
+
+    train, _ = load_flows("synthetic", split="train")
+    for name, key in SINGLE_FEATURES.items():
+        values = [key(item.flow) for item in train]
+        freq = Counter(values)
+        table = defaultdict(Counter)
+        for value, item in zip(values, train, strict=True):
+            table[value if freq[value] >= 5 else "rare"][item.label] += 1
+        accuracy = sum(max(c.values()) for c in table.values()) / len(train)
+        assert accuracy <= 0.75, (name, round(accuracy, 3))

@@ -8,12 +8,15 @@ import pytest
 
 from sv_env_network_logs.dataset import DatasetError, load_flows
 from sv_env_network_logs.loaders import (
+    NSL_KDD_SERVICE_MAP,
     PLACEHOLDER_IP,
     UNSW_RAW_COLUMNS,
     LoadStats,
     load_cic_ids_2017,
     load_nsl_kdd,
     load_unsw_nb15,
+    nsl_kdd_flag,
+    nsl_kdd_service,
 )
 
 
@@ -206,6 +209,36 @@ def test_nsl_kdd_with_header_and_typo(tmp_path):
     assert neptune.detailed_label == "neptune" and neptune.flow.conn_state == "RSTO"
     assert snmp.flow.proto == "udp" and snmp.flow.duration == 2.0
     assert len({i.group for i in items}) == 3
+
+
+@pytest.mark.parametrize(
+    ("service", "zeek"),
+    [
+        ("private", None), ("other", None), ("ecr_i", None), ("eco_i", None), ("tim_i", None),
+        ("domain_u", "dns"), ("domain", "dns"), ("ftp_data", "ftp-data"), ("ftp", "ftp"),
+        ("http", "http"), ("http_443", "ssl"), ("smtp", "smtp"), ("telnet", "telnet"),
+        ("finger", "finger"), ("IRC", "irc"), ("imap4", "imap"), ("pop_3", "pop3"),
+        ("ntp_u", "ntp"), ("X11", None), ("sunrpc", None), ("-", None),
+    ],
+)  # fmt: skip
+def test_nsl_kdd_service_names_become_zeek_names(service, zeek):
+    assert nsl_kdd_service(service) == zeek
+    assert NSL_KDD_SERVICE_MAP.get(service, None) == zeek
+
+
+def test_nsl_kdd_flags_are_zeek_conn_states(tmp_path):
+    for flag in ("SF", "S0", "S1", "S2", "S3", "REJ", "RSTO", "RSTR", "RSTOS0", "SH", "OTH"):
+        assert nsl_kdd_flag(flag) == flag and nsl_kdd_flag(flag.lower()) == flag
+    assert nsl_kdd_flag("XYZ") is None and nsl_kdd_flag("-") is None
+    rows = [
+        NSL_ROWS[0].replace("tcp,http,SF", "icmp,ecr_i,SF"),
+        NSL_ROWS[1].replace("tcp,finger,RSTO", "tcp,private,RSTOS0"),
+        NSL_ROWS[2].replace("udp,domain_u,SF", "udp,private,SF"),
+    ]
+    smurf, neptune, udp = load_nsl_kdd(write(tmp_path, "map.csv", [NSL_HEADER, *rows]))
+    assert (smurf.flow.proto, smurf.flow.service) == ("icmp", None)
+    assert (neptune.flow.conn_state, neptune.flow.service) == ("RSTOS0", None)
+    assert udp.flow.service is None
 
 
 def test_nsl_kdd_headerless_original_layout(tmp_path):

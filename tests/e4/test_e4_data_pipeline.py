@@ -16,7 +16,7 @@ from sv_env_phishing_detection import data_adapter, load_environment
 from sv_env_phishing_detection.baselines import heuristic
 from sv_env_phishing_detection.campaigns import LEGITIMATE_SCENARIOS, PHISHING_SCENARIOS
 from sv_env_phishing_detection.data_pipeline import split_email_text
-from sv_env_phishing_detection.generator import generate_corpus
+from sv_env_phishing_detection.generator import GENERATOR_VERSION, generate_corpus
 from sv_env_phishing_detection.indicators import CATALOGUE
 from sv_env_phishing_detection.records import LEGITIMATE, PHISHING
 from sv_env_phishing_detection.reward import TriageWeights, default_payoffs
@@ -96,9 +96,9 @@ def test_build_has_three_valid_grouped_splits(adapter, build, metadata):
 
 def test_metadata_records_sources_versions_hashes_counts(metadata):
     (source,) = metadata["sources"]
-    assert source["name"] == "synthetic" and source["revision"] == "e4-synthetic-v1"
+    assert source["name"] == "synthetic" and source["revision"] == GENERATOR_VERSION
     assert source["license"] and source["notes"] == {"size": 260, "seed": 7}
-    assert metadata["versions"]["generator"] == "e4-synthetic-v1"
+    assert metadata["versions"]["generator"] == GENERATOR_VERSION
     assert metadata["versions"]["verifier"].startswith("e4-heuristic-v1+rules:")
     assert metadata["counts"]["total"] == sum(metadata["counts"][s] for s in SPLIT_NAMES)
     assert all(metadata["splits"][s]["sha256"].startswith("sha256:") for s in SPLIT_NAMES)

@@ -57,7 +57,7 @@ def test_probes_score_far_below_the_heuristic(env):
         "invented indicators": lambda q, info: answer(
             "Phishing", 0.9, ["spf_fail", "dkim_fail", "dmarc_fail", "risky_attachment"]),
     }  # fmt: skip
-    assert best > 0.9
+    assert best > 0.8  # v2 adds link-less lures (romance, "are you free?") no indicator sees
     for name, policy in probes.items():
         assert mean_reward(env, policy) < best - 0.4, name
     for name in ("always phishing", "always legitimate", "always abstain", "invented indicators"):

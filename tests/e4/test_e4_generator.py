@@ -19,6 +19,7 @@ from bs4 import BeautifulSoup
 from sv_env_phishing_detection.brands import BRAND_DOMAINS, LEGITIMATE_DOMAINS
 from sv_env_phishing_detection.campaigns import (
     BRAND_NAMES,
+    DATA_SCENARIOS,
     LOCALES,
     PLACEHOLDERS,
     TEMPLATES,
@@ -65,7 +66,8 @@ CATALOGUE_IDS = frozenset(
         "risky_tld", "at_sign_url", "excessive_subdomains", "reply_to_mismatch",
         "return_path_mismatch", "display_name_spoof", "spf_fail", "dkim_fail", "dmarc_fail",
         "credential_request", "urgency_language", "payment_request", "risky_attachment",
-        "zero_width_chars", "html_form",
+        "zero_width_chars", "html_form", "off_channel_contact", "money_offer", "secrecy_request",
+        "personal_info_request", "crypto_extortion",
     }
 )  # fmt: skip
 INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
@@ -127,8 +129,9 @@ def parsed(corpus: list[EmailRecord]) -> list[Parsed]:
 # ---------------------------------------------------------------------------- corpus shape
 def test_default_corpus_is_fast() -> None:
     start = time.process_time()  # CPU time: robust to other processes on a busy runner
-    generate_corpus()
-    assert time.process_time() - start < 3.0
+    records = generate_corpus()
+    # v1 allowed 3.0 s for 840 emails; v2 reads content indicators back from each message
+    assert time.process_time() - start < 4.5 * len(records) / 840
 
 
 def test_determinism_and_seed_sensitivity() -> None:
@@ -153,7 +156,11 @@ def test_labels_balanced_and_every_scenario_language_covered(
     assert set(labels) == {PHISHING, LEGITIMATE}
     pairs = {(r.scenario, r.language) for r in corpus}
     scenarios = PHISHING_SCENARIOS + LEGITIMATE_SCENARIOS
-    assert pairs == {(s, lang) for s in scenarios for lang in LANGUAGES}
+    # classic scenarios: every language; data-file scenarios: the languages they have text in
+    expected = {(t.scenario, t.language) for t in TEMPLATES}
+    assert pairs == expected and {s for s, _ in pairs} == set(scenarios)
+    classic = [s for s in scenarios if s not in DATA_SCENARIOS]
+    assert {(s, lang) for s in classic for lang in LANGUAGES} <= pairs
     assert {r.source for r in corpus} == {"synthetic"}
     assert all(r.label == PHISHING for r in corpus if r.scenario in PHISHING_SCENARIOS)
     assert all(r.label == LEGITIMATE for r in corpus if r.scenario in LEGITIMATE_SCENARIOS)
@@ -278,21 +285,20 @@ def test_planted_is_exactly_what_the_extractor_finds(corpus: list[EmailRecord]) 
         )
 
 
-# (seed, id, indicator): messages whose planted indicators once disagreed with the message
-OTHER_SEEDS = [
-    (4, "synth-credential_harvest-es-0004", "brand_lookalike"),  # typo aazon.net read as azon
-    (5, "synth-credential_harvest-de-0004", "brand_lookalike"),  # typo adbe.com: short brand
-    (4, "synth-mfa_reset_lure-de-0003", "reply_to_mismatch"),  # outlook.com vs microsoft.com
-    (8, "synth-invoice_fraud-de-0002", "ip_url"),  # http://[2001:db8::...]/ in plain text
-]
+# seeds on which v1 once planted indicators the message did not show (typo look-alikes read as
+# another word, outlook.com vs microsoft.com, IPv6 hosts in plain text): the whole corpus of
+# each must agree with the extractor
+OTHER_SEEDS = [4, 5, 8]
 
 
-@pytest.mark.parametrize(("seed", "record_id", "indicator"), OTHER_SEEDS)
-def test_planted_is_truthful_on_other_seeds(seed: int, record_id: str, indicator: str) -> None:
-    (record,) = [r for r in generate_corpus(420, seed) if r.id == record_id]
-    fired = set(extract_indicators(parse_message(record.raw)))
-    assert indicator in fired
-    assert fired == set(record.meta["planted"])
+@pytest.mark.parametrize("seed", OTHER_SEEDS)
+def test_planted_is_truthful_on_other_seeds(seed: int) -> None:
+    for record in generate_corpus(300, seed):
+        fired = set(extract_indicators(parse_message(record.raw)))
+        assert fired == set(record.meta["planted"]), (
+            record.id,
+            fired ^ set(record.meta["planted"]),
+        )
 
 
 def test_link_text_mismatch_shows_another_domain(parsed: list[Parsed]) -> None:
@@ -308,10 +314,13 @@ def test_link_text_mismatch_shows_another_domain(parsed: list[Parsed]) -> None:
 
 
 def test_content_indicators_come_from_the_template(corpus: list[EmailRecord]) -> None:
+    """Classic templates declare their content indicators; data-file templates draw their
+    wording per email, so theirs are read back (and checked against the extractor above)."""
     content = {"credential_request", "urgency_language", "payment_request"}
-    by_key = {t.key: set(t.content) for t in TEMPLATES}
+    by_key = {t.key: set(t.content) for t in TEMPLATES if t.spec is None}
     for record in corpus:
-        assert set(record.meta["planted"]) & content == by_key[record.meta["template"]]
+        if record.meta["template"] in by_key:
+            assert set(record.meta["planted"]) & content == by_key[record.meta["template"]]
 
 
 # ---------------------------------------------------------------------------- no shortcuts
@@ -355,9 +364,10 @@ def test_hard_cases_exist_on_both_sides(parsed: list[Parsed]) -> None:
 
 # ---------------------------------------------------------------------------- building blocks
 def test_templates_cover_every_scenario_language_and_fill_cleanly() -> None:
-    counts = Counter((t.scenario, t.language) for t in TEMPLATES)
+    counts = Counter((t.scenario, t.language) for t in TEMPLATES if t.spec is None)
     assert set(counts.values()) == {3}
-    assert len(counts) == len(PHISHING_SCENARIOS + LEGITIMATE_SCENARIOS) * len(LANGUAGES)
+    classic = [s for s in PHISHING_SCENARIOS + LEGITIMATE_SCENARIOS if s not in DATA_SCENARIOS]
+    assert len(counts) == len(classic) * len(LANGUAGES)
     fields = {name: f"<{name}>" for name in PLACEHOLDERS}
     for template in TEMPLATES:
         used = set(re.findall(r"{(\w+)}", template.subject + template.body))
@@ -365,8 +375,10 @@ def test_templates_cover_every_scenario_language_and_fill_cleanly() -> None:
         template.body.format_map(fields)
         template.subject.format_map(fields)
         assert set(template.content) <= CATALOGUE_IDS
-    first = templates_for(PHISHING_SCENARIOS)[: len(PHISHING_SCENARIOS) * len(LANGUAGES)]
+    order = templates_for(PHISHING_SCENARIOS)
+    first = order[: sum(t.variant == 0 for t in order)]  # variant-major: every pair once first
     assert len({(t.scenario, t.language) for t in first}) == len(first)
+    assert {(t.scenario, t.language) for t in first} == {(t.scenario, t.language) for t in order}
 
 
 def test_every_lookalike_builder_is_recognised_by_the_indicator() -> None:

@@ -30,6 +30,11 @@ CATALOGUE_IDS = {
     "risky_attachment",
     "zero_width_chars",
     "html_form",
+    "off_channel_contact",
+    "money_offer",
+    "secrecy_request",
+    "personal_info_request",
+    "crypto_extortion",
 }
 
 

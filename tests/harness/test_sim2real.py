@@ -102,8 +102,9 @@ def test_e1_tiny_fit_eval_on_zeek_file(monkeypatch, tmp_path) -> None:
 
 
 def test_e1_fields_follow_what_the_source_records() -> None:
-    flows = e1.train_test()[0][:3]
-    assert e1.recorded_fields(flows)[:3] == ("proto", "service", "conn_state")
+    train = e1.train_test()[0]
+    assert e1.recorded_fields(train)[:3] == ("proto", "service", "conn_state")
+    flows = train[:3]
     model = e1.fit(e1.train_test()[0][:100], 0, ("proto", "duration", "orig_bytes"))
     assert model.matrix(flows).shape == (3, 3)
 

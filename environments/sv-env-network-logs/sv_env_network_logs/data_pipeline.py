@@ -37,7 +37,7 @@ from sv_shared.data import (
     SynthSeed,
 )
 
-ORACLE_VERSION = "heuristic-v1"
+ORACLE_VERSION = "heuristic-v2"
 SYNTH_EXAMPLES_PER_TEMPLATE = 1
 _KEYS = dict(RENDER_FIELDS)
 _LINE = re.compile(r"^\s*[-*]?\s*`?([a-z_.]+)`?\s*[:=]\s*(.+?)\s*,?\s*$")

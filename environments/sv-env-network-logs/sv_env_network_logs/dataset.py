@@ -31,7 +31,7 @@ from sv_shared.data import grouped_split
 from sv_shared.data.store import DatasetStoreError, load_built_split
 
 DEFAULT_DATASET_SEED = 20261121
-DEFAULT_DATASET_SIZE = 3000
+DEFAULT_DATASET_SIZE = 6000
 SPLIT_NAMES = ("train", "dev", "test")
 ENV_ID = "sv-env-network-logs"
 SOURCES = ("synthetic", "zeek", "hf-iot23", "cic-ids-2017", "unsw-nb15", "nsl-kdd", "jsonl")

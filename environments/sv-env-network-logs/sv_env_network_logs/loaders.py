@@ -488,13 +488,50 @@ NSL_KDD_COLUMNS = (
 )  # fmt: skip
 
 
+#: NSL-KDD / KDD-99 ``service`` (from the public KDD feature list) → the name Zeek writes in
+#: ``conn.log``'s ``service`` field. Zeek names a service only when one of its analyzers
+#: recognised the protocol, so KDD names without a Zeek analyzer (``private``, ``other``,
+#: ``X11``, ``sunrpc``, ``netbios_*``, ...) become ``None`` ("-"), as does every ICMP
+#: pseudo-service (``ecr_i``, ``eco_i``, ``tim_i``, ``urp_i``, ``red_i``, ``urh_i``, ``oth_i``):
+#: Zeek logs ICMP with proto ``icmp`` and no service. Unlisted names also map to ``None``.
+NSL_KDD_SERVICE_MAP: dict[str, str | None] = {
+    "http": "http", "http_8001": "http", "http_2784": "http", "http_443": "ssl",
+    "smtp": "smtp", "ftp": "ftp", "ftp_data": "ftp-data", "domain": "dns", "domain_u": "dns",
+    "ssh": "ssh", "telnet": "telnet", "login": "rlogin", "shell": "rsh", "finger": "finger",
+    "IRC": "irc", "imap4": "imap", "pop_3": "pop3", "ntp_u": "ntp", "ldap": "ldap",
+    "private": None, "other": None, "ecr_i": None, "eco_i": None, "tim_i": None,
+    "urp_i": None, "red_i": None, "urh_i": None, "oth_i": None,
+}  # fmt: skip
+#: KDD ``flag`` values use Zeek's ``conn_state`` names already (SF, S0..S3, REJ, RSTO, RSTR,
+#: RSTOS0, SH, OTH); anything else becomes ``None``.
+NSL_KDD_FLAGS = frozenset(
+    {"SF", "S0", "S1", "S2", "S3", "REJ", "RSTO", "RSTR", "RSTOS0", "SH", "OTH"}
+)
+
+
+def nsl_kdd_service(value: str | None) -> str | None:
+    """Zeek's service name for a KDD service (``None`` = Zeek's "-")."""
+    if value is None or is_missing(value):
+        return None
+    return NSL_KDD_SERVICE_MAP.get(value.strip())
+
+
+def nsl_kdd_flag(value: str | None) -> str | None:
+    """Zeek's ``conn_state`` for a KDD ``flag`` (the same names; unknown → ``None``)."""
+    if value is None or is_missing(value):
+        return None
+    flag = value.strip().upper()
+    return flag if flag in NSL_KDD_FLAGS else None
+
+
 def load_nsl_kdd(
     path: str | Path, *, strict: bool = True, stats: LoadStats | None = None
 ) -> list[LabeledFlow]:
     """Load an NSL-KDD CSV (with a header, or the headerless 42/43-column ``KDDTest+.txt``).
 
     ``src_bytes`` (also the typo ``src_byts``) / ``dst_bytes`` → ``orig_bytes`` /
-    ``resp_bytes``; ``flag`` is already a Zeek ``conn_state`` code (SF, S0, REJ, RSTO, ...).
+    ``resp_bytes``; ``flag`` is already a Zeek ``conn_state`` code (SF, S0, REJ, RSTO, ...)
+    and ``service`` is translated to Zeek's name by :data:`NSL_KDD_SERVICE_MAP`.
     ``normal`` → Benign, any other label → Malicious (``detailed_label`` = attack name,
     ``scenario`` = ``attack_family/attack`` when an ``attack_family`` column exists).
     """
@@ -529,9 +566,9 @@ def load_nsl_kdd(
                     "src_ip": PLACEHOLDER_IP,
                     "dst_ip": PLACEHOLDER_IP,
                     "proto": row[idx["protocol_type"]],
-                    "service": row[idx["service"]],
+                    "service": nsl_kdd_service(row[idx["service"]]),
                     "duration": row[idx["duration"]],
-                    "conn_state": row[idx["flag"]],
+                    "conn_state": nsl_kdd_flag(row[idx["flag"]]),
                     "orig_bytes": row[idx["src_bytes"]],
                     "resp_bytes": row[idx["dst_bytes"]],
                 },
@@ -633,6 +670,7 @@ def load_hf_iot23(
 
 __all__ = [
     "HF_IOT23_ID",
+    "NSL_KDD_SERVICE_MAP",
     "PLACEHOLDER_IP",
     "DatasetError",
     "LoadStats",
@@ -642,4 +680,6 @@ __all__ = [
     "load_nsl_kdd",
     "load_unsw_nb15",
     "load_zeek_labeled",
+    "nsl_kdd_flag",
+    "nsl_kdd_service",
 ]

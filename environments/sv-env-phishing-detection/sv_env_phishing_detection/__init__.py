@@ -38,8 +38,11 @@ def load_environment(**kwargs: Any) -> vf.Environment:
     Args (all optional):
         source: "synthetic" (default, offline, train/dev/test splits), "realdata" (path = the
             folder with the Nazario and Enron samples), "nazario", "enron", "zefang-liu",
-            "ealvaradob" (hub id or local file in `path`), "mbox" (with `label`), "csv"
-            (`text_column`, `label_column`) or "jsonl" (EmailRecord rows).
+            "ealvaradob" (hub id or local file in `path`), "mbox" (with `label`), "csv" or
+            "jsonl" (EmailRecord rows, or any table with the column options below).
+        text_col / label_col / subject_col / sender_col / label_map: where a csv or jsonl file
+            keeps each field and how its labels map ("spam=Phishing,ham=Legitimate"); the same
+            names work as `sv data build e4 --source csv --option text_col=...`.
         dataset: a dataset built by `sv data build` — its directory, build name or "latest"
             (overrides source/path; split may be "train", "dev", "test" or "all"). Each row
             is shown like its source would be (comparable view for cross-corpus sources).

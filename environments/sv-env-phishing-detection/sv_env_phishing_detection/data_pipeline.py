@@ -59,22 +59,28 @@ from sv_shared.data import (
 from sv_shared.data.store import file_sha256
 
 from . import ENV_ID
-from .campaigns import LEGITIMATE_SCENARIOS, PHISHING_SCENARIOS
+from .campaigns import DATA_SCENARIOS, LEGITIMATE_SCENARIOS, PHISHING_SCENARIOS
 from .generator import GENERATOR_VERSION, generate_corpus
 from .heuristic import indicator_score, label_for_score
 from .indicators import extract_indicators
-from .loaders import EALVARADOB_ID, ZEFANG_LIU_ID, looks_like_html
+from .loaders import (
+    EALVARADOB_ID,
+    ZEFANG_LIU_ID,
+    EmailDatasetError,
+    looks_like_html,
+    parse_label_map,
+)
 from .message import parse_message
 from .records import ABSTAIN, LEGITIMATE, PHISHING, EmailRecord
 from .render import comparable_view, render_email
-from .sources import SOURCES, load_records, renders_comparable
+from .sources import SOURCES, TableColumns, excluded_rows, load_records, renders_comparable
 
 HEURISTIC_VERSION = "e4-heuristic-v1"
 RULE_MODULES = ("indicators", "heuristic", "urls", "brands", "message", "render", "normalize")
 """Modules whose source defines the labels (hashed into the verifier version)."""
 SYNTHETIC_LICENSE = "Apache-2.0 (generated)"
 SYNTH_SOURCE = "synth"
-DEFAULT_SIZE = 840
+DEFAULT_SIZE = 2000
 MIN_BODY_WORDS = 5
 MAX_SUBJECT_CHARS = 200
 MAX_BODY_CHARS = 20_000
@@ -106,6 +112,7 @@ KIND_DESCRIPTIONS: dict[str, str] = {
     "internal_memo": "a genuine internal memo from a colleague at the same company",
 }
 """Campaign / benign kind -> what a seed template asks for."""
+KIND_DESCRIPTIONS |= {name: entry["description"] for name, entry in DATA_SCENARIOS.items()}
 
 # ---------------------------------------------------------------------------------- facets
 
@@ -154,10 +161,21 @@ def versions() -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------------- sources
+COLUMN_OPTIONS: dict[str, str] = {
+    "text_col": "text",
+    "label_col": "label",
+    "subject_col": "subject",
+    "sender_col": "sender",
+    "label_map": "label_map",
+    "text_column": "text",
+    "label_column": "label",
+}
+"""csv / jsonl options (the names `load_environment` takes) -> `TableColumns` field."""
 SOURCE_OPTIONS: dict[str, frozenset[str]] = {
     "synthetic": frozenset({"size"}),
     "mbox": frozenset({"label", "limit"}),
-    "csv": frozenset({"text_column", "label_column", "limit"}),
+    "csv": frozenset({*COLUMN_OPTIONS, "limit"}),
+    "jsonl": frozenset({*COLUMN_OPTIONS, "limit"}),
 }
 """Options each source accepts (every file or hub source also takes ``limit``)."""
 
@@ -173,6 +191,28 @@ def _int_option(options: dict[str, str], name: str) -> int | None:
     if number < 0:
         raise ValueError(f"option {name}={value!r}: must not be negative")
     return number
+
+
+def _excluded(name: str, path: str | None) -> dict[str, dict[str, int]]:
+    """``{"excluded": {reason: rows}}`` for sources that leave rows out on purpose."""
+    excluded = excluded_rows(name, path) if name in ("realdata", "enron") else {}
+    return {"excluded": excluded} if excluded else {}
+
+
+def _table_columns(name: str, options: dict[str, str]) -> TableColumns:
+    """Column options as `TableColumns` (with a one-line error for a malformed label_map)."""
+    fields: dict[str, str] = {}
+    for option in sorted(options):
+        target = COLUMN_OPTIONS[option]
+        if target in fields and fields[target] != options[option]:
+            raise ValueError(f"options for {name}: {option}= repeats another option's column")
+        fields[target] = options[option]
+    if "label_map" in fields:
+        try:
+            parse_label_map(fields["label_map"])
+        except EmailDatasetError as exc:
+            raise ValueError(f"option label_map: {str(exc).splitlines()[0]}") from None
+    return TableColumns(**fields)
 
 
 def _check_options(name: str, options: dict[str, str]) -> None:
@@ -254,7 +294,8 @@ def _file_source(name: str) -> Loader:
         options = dict(request.options)
         limit = _int_option(options, "limit")
         _check_options(name, options)
-        records = load_records(name, path=request.path, split="all", **options)
+        columns = _table_columns(name, options)
+        records = load_records(name, path=request.path, split="all", columns=columns)
         if limit is not None:
             records = records[:limit]
         kept, rejected = _split_valid(records)
@@ -265,7 +306,7 @@ def _file_source(name: str) -> Loader:
             license=_license(request.path),
             origin=origin,
             revision=revision,
-            notes={"limit": limit, **options},
+            notes={"limit": limit, **options, **_excluded(name, request.path)},
             rejected=rejected,
         )
 

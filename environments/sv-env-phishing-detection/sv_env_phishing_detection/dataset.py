@@ -22,7 +22,7 @@ from sv_env_phishing_detection.generator import generate_corpus
 from sv_env_phishing_detection.records import EmailRecord
 
 SPLIT_NAMES = ("train", "dev", "test")
-DEFAULT_SIZE = 840
+DEFAULT_SIZE = 2000
 DEFAULT_SEED = 42
 
 __all__ = [

@@ -23,6 +23,7 @@ from .scoring import build_rubric
 from .sources import (
     CROSS_CORPUS_SOURCES,
     TableColumns,
+    excluded_rows,
     load_built,
     load_records,
     records_hash,
@@ -138,6 +139,9 @@ def build_env(
         "comparable_view": _view_mode(records, cross_corpus),
         "include_tools": include_tools,
     }
+    excluded = {} if built is not None else excluded_rows(source, path)
+    if excluded:
+        env.sv_dataset_info["excluded"] = excluded
     if built is not None:
         env.sv_dataset_info |= {
             "source": "dataset",

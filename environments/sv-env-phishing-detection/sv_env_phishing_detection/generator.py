@@ -21,6 +21,7 @@ from what was built.
 from __future__ import annotations
 
 import html
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from random import Random
 from typing import Any
@@ -30,6 +31,7 @@ from sv_env_phishing_detection.campaigns import (
     ACCOUNT_BRANDS,
     BRAND_NAMES,
     CARRIERS,
+    DATA_SCENARIOS,
     GIFT_BRANDS,
     LANGUAGES,
     LEGITIMATE_SCENARIOS,
@@ -76,6 +78,7 @@ from sv_env_phishing_detection.obfuscation import (
     userinfo_url,
 )
 from sv_env_phishing_detection.records import LEGITIMATE, PHISHING, EmailRecord
+from sv_env_phishing_detection.scenario_data import alternatives, load_scenario_data
 
 __all__ = [
     "GENERATOR_VERSION",
@@ -86,7 +89,7 @@ __all__ = [
     "generate_corpus",
 ]
 
-GENERATOR_VERSION = "e4-synthetic-v1"
+GENERATOR_VERSION = "e4-synthetic-v2"
 SOURCE = "synthetic"
 _EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
 _TZ_HOURS = {"en": (-8, -5, 0), "es": (1, 2), "de": (1, 2), "fr": (1, 2), "pt": (-3, 0, 1)}
@@ -109,6 +112,7 @@ _BRAND_PRODUCTS = {
     "dropbox": "Dropbox Plus",
 }
 """What brands sell in receipts and newsletters (shops sell the locale's products)."""
+_EXTRAS = load_scenario_data()
 _FOOTER_WORDS = {
     "en": ("Help", "Privacy"),
     "es": ("Ayuda", "Privacidad"),
@@ -170,7 +174,8 @@ def _tracking(rng: Random) -> str:
 
 def _fields(rng: Random, template: Template, loc: Locale, sent: datetime) -> dict[str, str]:
     """Placeholder values; `brand` and `carrier` are set later by the scenario planner."""
-    low, high = _AMOUNT_CENTS.get(template.scenario, (1_000, 20_000))
+    data_range = DATA_SCENARIOS.get(template.scenario, {}).get("amount")
+    low, high = data_range or _AMOUNT_CENTS.get(template.scenario, (1_000, 20_000))
     cents = rng.randint(low, high)
     if template.scenario == "ceo_fraud_bec":
         cents -= cents % 5_000
@@ -203,6 +208,10 @@ def _fields(rng: Random, template: Template, loc: Locale, sent: datetime) -> dic
         "event_title": rng.choice(loc.event_titles),
         "location": rng.choice(loc.locations),
         "topic": rng.choice(PROJECT_NAMES),
+        "weekday": rng.choice(_EXTRAS["weekdays"][template.language]),
+        "ticket": _digits(rng, rng.choice((5, 6, 7))),
+        "list_name": rng.choice(_EXTRAS["list_names"]),
+        "date_compact": f"{due:%Y%m%d}",
     }
 
 
@@ -865,6 +874,426 @@ def _ics(d: Draft, *, description: str = "", organizer: str = "") -> MailAttachm
     return MailAttachment("invite.ics", "text", "calendar", "\n".join(lines), {"method": "REQUEST"})
 
 
+# ---------------------------------------------------------------------------- data-file scenarios
+_DOC_MIME = {
+    "pdf": ("application", "pdf"), "docx": ("application", "vnd.openxmlformats-officedocument"
+    ".wordprocessingml.document"), "xlsx": ("application", "vnd.openxmlformats-officedocument"
+    ".spreadsheetml.sheet"), "zip": ("application", "zip"),
+}  # fmt: skip
+_HR_IT_SENDERS = {
+    "en": ("HR Team", "People Operations", "IT Service Desk", "Facilities", "Payroll",
+           "Internal Communications"),
+    "es": ("Recursos Humanos", "Soporte IT"), "de": ("Personalabteilung", "IT-Service"),
+    "fr": ("Ressources humaines", "Support informatique"), "pt": ("Recursos Humanos", "Suporte TI"),
+}  # fmt: skip
+_LURE_SENDERS = ("Voicemail", "Fax Service", "HR Department", "Payroll", "IT Helpdesk",
+                 "Mail Administrator", "Accounts", "Document Center", "Notifications")  # fmt: skip
+
+
+def _style(rng: Random, text: str, phishing: bool) -> tuple[str, str]:
+    """Writing quality varies in both labels: typos, all lower case, an all-caps shout."""
+    roll = rng.random()
+    if roll < (0.1 if phishing else 0.06):
+        return text.upper(), "all_caps"
+    if roll < (0.22 if phishing else 0.16):
+        return text.lower(), "lower_case"
+    if roll < (0.4 if phishing else 0.28):
+        words = text.split(" ")
+        for _ in range(max(1, len(words) // 25)):
+            i = rng.randrange(len(words))
+            w = words[i]
+            if len(w) > 4 and w.isalpha():
+                j = rng.randrange(1, len(w) - 2)
+                words[i] = w[:j] + w[j + 1] + w[j] + w[j + 2 :]
+        return " ".join(words), "typos"
+    return text, ""
+
+
+def _escape(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def _draw_text(rng: Random, template: Template, fields: dict[str, str]) -> tuple[Template, str]:
+    """A data-file template with one alternative drawn per slot, filled and styled."""
+    spec = template.spec or {}
+    subject = rng.choice(alternatives(spec["subject"])).format_map(fields)
+    paragraphs = [rng.choice(alternatives(slot)).format_map(fields) for slot in spec["body"]]
+    body = "\n\n".join(p for p in paragraphs if p)
+    phishing = template.scenario in PHISHING_SCENARIOS
+    body, style = _style(rng, body, phishing)
+    if style == "all_caps" and _chance(rng, 0.5):
+        subject = subject.upper()
+    return replace(template, subject=_escape(subject), body=_escape(body)), style
+
+
+def _quote(d: Draft, *, name: str) -> None:
+    """Earlier mail below the signature: a reply's quoted message or a forwarded one."""
+    spec, rng = d.template.spec or {}, d.rng
+    lines = [str(line).format_map(d.fields) for line in spec.get("quote", ())]
+    if not lines:
+        return
+    kind = spec.get("thread") or "reply"
+    headers = _EXTRAS["quote_headers"][d.template.language][kind]
+    earlier = d.sent - timedelta(hours=rng.randint(2, 200))
+    clock = _format_time(earlier.hour, earlier.minute, d.locale)
+    head = rng.choice(headers).format(
+        quote_name=name,
+        quote_date=f"{_format_date(earlier, d.locale)} {clock}",
+        quote_subject=d.template.subject.format_map(d.fields).split(":", 1)[-1].strip(),
+    )
+    text = "\n\n".join(lines)
+    if kind == "reply" and _chance(rng, 0.6):
+        text = "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
+    d.trailer.append(
+        f"{head}\n\n{text}" if "\n" in head or kind == "forward" else f"{head}\n{text}"
+    )
+    d.use(f"quoted_{kind}")
+
+
+def _disclaimer(d: Draft, p: float) -> None:
+    if _chance(d.rng, p):
+        d.trailer.append(d.rng.choice(_EXTRAS["disclaimers"][d.template.language]))
+        d.use("disclaimer")
+
+
+def _doc_attachment(name: str) -> MailAttachment:
+    ext = name.rpartition(".")[2].lower()
+    if ext == "pdf":
+        return _pdf(name)
+    maintype, subtype = _DOC_MIME.get(ext, ("application", "octet-stream"))
+    return MailAttachment(name, maintype, subtype, b"PK\x03\x04 synthetic placeholder\n")
+
+
+def _template_attachments(d: Draft, p: float, *, risky: bool) -> None:
+    patterns = (d.template.spec or {}).get("attach") or ()
+    if patterns and _chance(d.rng, p):
+        name = d.rng.choice(patterns).format_map(d.fields)
+        name = name.replace("/", "-").replace(":", "")
+        if risky:
+            d.attachments.append(_risky_attachment(d, _escape(name)))
+        else:
+            d.attachments.append(_doc_attachment(name))
+
+
+def _casual_greeting(d: Draft, p_personal: float, p_none: float) -> None:
+    if _chance(d.rng, p_none):
+        d.greeting = ""
+        d.use("no_greeting")
+    else:
+        _greet(d, p_personal)
+
+
+def _plain_or_html(d: Draft, plain: float) -> None:
+    d.mode = "plain" if _chance(d.rng, plain) else d.rng.choice(("alternative", "html"))
+    if d.mode == "html":
+        d.use("html_only")
+
+
+def _lure_person_sender(d: Draft, weights: tuple[tuple[str, float], ...]) -> str:
+    rng = d.rng
+    kind = _pick(rng, weights)
+    d.use(f"sender_{kind}")
+    if kind == "freemail":
+        domain = _free_mail(rng)
+    elif kind == "company_lookalike":
+        domain = company_lookalike(rng.choice((d.company, d.supplier))[1], rng)
+        d.use("company_lookalike_domain")
+    elif kind == "supplier_lookalike":
+        domain = company_lookalike(d.supplier[1], rng)
+        d.use("company_lookalike_domain")
+    elif kind == "compromised":
+        domain = _other_company(d)[1]
+    else:
+        domain = attacker_domain(rng, _attacker_tld(d, 0.3))
+    return domain
+
+
+def _plan_text_lure(d: Draft) -> None:
+    """Link-less text: call a number, reply to me, claim money, pay in bitcoin."""
+    rng, spec = d.rng, DATA_SCENARIOS[d.template.scenario]
+    free = spec.get("freemail", 0.5)
+    domain = _lure_person_sender(
+        d, (("freemail", free), ("compromised", (1 - free) / 2), ("attacker", (1 - free) / 2))
+    )
+    if _chance(rng, 0.6):
+        name = d.person.full
+        local = d.person.local_part(rng) + (_digits(rng, 2) if _chance(rng, 0.4) else "")
+    else:
+        name = rng.choice(d.locale.service_senders)
+        local = rng.choice(("info", "support", "billing", "service", "office"))
+    _set_sender(d, name, f"{local}@{domain}")
+    if not domain.endswith(tuple(FREE_MAIL)) and _chance(rng, 0.4):
+        d.reply_to = f"{d.person.local_part(rng)}{_digits(rng, 2)}@{_free_mail(rng)}"
+        d.use("reply_to_freemail")
+    _soften_auth(d, spf=0.1, dkim=0.15, dmarc=0.05)
+    _plain_or_html(d, 0.75)
+    _casual_greeting(d, 0.3, 0.35)
+    if name == d.person.full:
+        _person_signature(d, mobile=_chance(rng, 0.2))
+        if _chance(rng, 0.3):
+            d.signature = [d.signature[0]]
+    else:
+        _org_signature(d, name)
+    _disclaimer(d, 0.05)
+
+
+def _plan_person_lure(d: Draft) -> None:
+    """BEC: bank-detail change, payroll redirection, a confidential wire."""
+    rng = d.rng
+    domain = _lure_person_sender(
+        d, (("freemail", 0.35), ("company_lookalike", 0.35), ("compromised", 0.3))
+    )
+    name = d.person.full
+    if _chance(rng, 0.1):
+        name = f"{d.person.local_part(rng)}@{d.company[1]}"
+        d.use("display_name_address")
+    _set_sender(d, name, f"{d.person.local_part(rng)}@{domain}")
+    _person_lure_common(d, plain=0.8, reply_to=0.3)
+    _casual_greeting(d, 0.7, 0.3)
+    _person_signature(d, executive=_chance(rng, 0.3), mobile=_chance(rng, 0.35))
+    _disclaimer(d, 0.15)
+
+
+def _plan_thread_lure(d: Draft) -> None:
+    """A reply or forward in a thread from a compromised or look-alike partner mailbox."""
+    rng = d.rng
+    domain = _lure_person_sender(
+        d, (("compromised", 0.5), ("supplier_lookalike", 0.3), ("freemail", 0.2))
+    )
+    _set_sender(d, d.person.full, f"{d.person.local_part(rng)}@{domain}")
+    if d.template.cta:
+        _phish_link(d, None, domain)
+        d.cta_text = d.template.cta
+    _template_attachments(d, 1.0 if not d.template.cta else 0.3, risky=True)
+    _person_lure_common(d, plain=0.6, reply_to=0.15)
+    _casual_greeting(d, 0.6, 0.4)
+    _person_signature(d, mobile=_chance(rng, 0.2))
+    _disclaimer(d, 0.2)
+    _quote(d, name=d.recipient.full)
+
+
+def _plan_attachment_lure(d: Draft) -> None:
+    """Voicemail, fax, e-signature, remittance: the payload is the attachment."""
+    rng = d.rng
+    domain = _lure_person_sender(d, (("attacker", 0.4), ("compromised", 0.4), ("freemail", 0.2)))
+    if _chance(rng, 0.5):
+        _set_sender(
+            d,
+            rng.choice(_LURE_SENDERS),
+            f"{rng.choice(('noreply', 'voicemail', 'scanner', 'docs'))}@{domain}",
+        )
+        _org_signature(d, d.sender_name)
+    else:
+        _set_sender(d, d.person.full, f"{d.person.local_part(rng)}@{domain}")
+        _person_signature(d)
+    _template_attachments(d, 1.0, risky=True)
+    _soften_auth(d, spf=0.12, dkim=0.15, dmarc=0.06)
+    _plain_or_html(d, 0.5)
+    _casual_greeting(d, 0.3, 0.5)
+    _disclaimer(d, 0.1)
+
+
+def _plan_linked_lure(d: Draft) -> None:
+    """Mailbox quota, password expiry, customs fee, payroll portal: a link, often no brand."""
+    rng = d.rng
+    brand = rng.choice(WORKPLACE_BRANDS) if _chance(rng, 0.25) else None
+    _plan_brand_lure(d, brand, form=0.08, risky_file=0.06)
+    if brand is None and _chance(rng, 0.5):
+        d.sender_name = rng.choice((*_LURE_SENDERS, f"{d.company[0]} IT", f"{d.company[0]} HR"))
+        d.signature = [d.signature[0], d.sender_name]
+    if _chance(rng, 0.3):
+        d.greeting = ""
+        d.use("no_greeting")
+
+
+def _legit_person(d: Draft, domain: str) -> None:
+    _set_sender(d, d.person.full, f"{d.person.local_part(d.rng)}@{domain}")
+
+
+def _legit_common(d: Draft, *, plain: float, greet_none: float, disclaimer: float) -> None:
+    rng = d.rng
+    _soften_auth(d, spf=0.15, dkim=0.15, dmarc=0.03)
+    if _chance(rng, 0.1):
+        _esp_return_path(d)  # sent through a CRM or a mailing tool
+    _plain_or_html(d, plain)
+    _casual_greeting(d, 0.75, greet_none)
+    _person_signature(d, mobile=_chance(rng, 0.2))
+    if _chance(rng, 0.3):
+        d.signature = [d.person.first] if _chance(rng, 0.5) else [d.signature[0], d.person.first]
+    _disclaimer(d, disclaimer)
+    _same_domain_reply_to(d, 0.05)
+
+
+def _plan_colleague(d: Draft) -> None:
+    """Internal business mail: threads, status, drafts, numbers, forwards, short notes."""
+    rng = d.rng
+    kind = _pick(rng, (("colleague", 0.75), ("partner", 0.15), ("freemail", 0.1)))
+    d.use(f"sender_{kind}")
+    domain = {"colleague": d.company[1], "partner": _other_company(d)[1]}.get(kind)
+    _legit_person(d, domain or _free_mail(rng))
+    if kind == "freemail" and _chance(rng, 0.5):
+        d.reply_to = f"{d.person.local_part(rng)}@{d.company[1]}"
+        d.use("reply_to_work_address")
+    _template_attachments(d, 0.55, risky=False)
+    if _chance(rng, 0.04):
+        d.attachments.append(_risky_attachment(d, "{topic}_model.xlsm"))
+        d.use("macro_spreadsheet")
+    if _chance(rng, 0.12):
+        d.cta_href = rng.choice((
+            f"https://drive.google.com/file/d/{token(rng, 22)}/view",
+            _url(f"intranet.{d.company[1]}", rng, "sites", d.fields["topic"].lower()),
+            f"https://{d.company[1]}/docs/{token(rng, 8)}",
+        ))  # fmt: skip
+        d.cta_text = d.cta_href
+    _legit_common(d, plain=0.7, greet_none=0.45, disclaimer=0.25)
+    _quote(d, name=d.recipient.full if (d.template.spec or {}).get("thread") == "reply"
+           else d.fields["colleague"])  # fmt: skip
+
+
+def _plan_partner(d: Draft) -> None:
+    rng = d.rng
+    if _chance(rng, 0.5):
+        name, host = rng.choice(d.locale.shops + d.locale.companies)
+        d.use("small_sender")
+        d.fields["brand"] = name
+        _legit_sender(d, name, host, esp=0.35, soft=0.15)
+        _org_signature(d, name)
+        _plain_or_html(d, 0.3)
+        _casual_greeting(d, 0.7, 0.2)
+    else:
+        _legit_person(d, rng.choice((d.company[1], _other_company(d)[1])))
+        _legit_common(d, plain=0.7, greet_none=0.4, disclaimer=0.2)
+    _template_attachments(d, 0.5, risky=False)
+    _quote(d, name=d.recipient.full)
+
+
+def _plan_vendor(d: Draft) -> None:
+    """Real invoices, statements and reminders from the company's supplier."""
+    rng = d.rng
+    supplier_name, domain = d.supplier
+    if _chance(rng, 0.5):
+        local = rng.choice(("accounts", "billing", "invoices", "ar"))
+        name = rng.choice((supplier_name, f"{supplier_name} Accounts"))
+        _set_sender(d, name, f"{local}@{domain}")
+        if _chance(rng, 0.25):
+            _esp_return_path(d)
+        _soften_auth(d, spf=0.1, dkim=0.1, dmarc=0.02)
+        _plain_or_html(d, 0.45)
+        _casual_greeting(d, 0.6, 0.15)
+        _org_signature(d, supplier_name)
+        _disclaimer(d, 0.2)
+    else:
+        _legit_person(d, domain)
+        _legit_common(d, plain=0.75, greet_none=0.3, disclaimer=0.2)
+    _template_attachments(d, 0.85, risky=False)
+    _quote(d, name=d.recipient.full)
+
+
+def _plan_company(d: Draft) -> None:
+    """HR and IT announcements from the recipient's own organisation."""
+    rng = d.rng
+    if _chance(rng, 0.6):
+        names = _HR_IT_SENDERS.get(d.template.language, _HR_IT_SENDERS["en"])
+        name = rng.choice(names)
+        _set_sender(
+            d, name, f"{rng.choice(('hr', 'it', 'servicedesk', 'announce', 'info'))}@{d.company[1]}"
+        )
+        if _chance(rng, 0.3):
+            _esp_return_path(d)
+        _soften_auth(d, spf=0.05, dkim=0.08)
+        _plain_or_html(d, 0.45)
+        _casual_greeting(d, 0.2, 0.3)
+        _org_signature(d, name)
+    else:
+        _legit_person(d, d.company[1])
+        _legit_common(d, plain=0.6, greet_none=0.3, disclaimer=0.1)
+    if _chance(rng, 0.25):
+        d.cta_href = _url(f"intranet.{d.company[1]}", rng, rng.choice(("hr", "it", "news")))
+        d.cta_text = d.cta_href
+
+
+def _plan_service(d: Draft) -> None:
+    """Customer-support replies from a brand or a small shop."""
+    rng = d.rng
+    name, host = _brand_or_shop(d, ACCOUNT_BRANDS[d.template.language], 0.5)
+    d.fields["brand"] = name
+    agent = d.person.first
+    _set_sender(d, rng.choice((f"{agent} ({name} Support)", f"{name} Support", name)),
+                f"{rng.choice(('support', 'help', 'care'))}@{host}")  # fmt: skip
+    if _chance(rng, 0.3):
+        helpdesk = rng.choice(("zendesk.com", "freshdesk.com", "helpscoutapp.com"))
+        d.reply_to = f"support@{registered_domain(host).split('.')[0]}.{helpdesk}"
+        d.use("helpdesk_reply_to")
+    if _chance(rng, 0.2):
+        _esp_return_path(d)
+    _soften_auth(d, spf=0.08 if "small_sender" in d.techniques else 0.02, dkim=0.08)
+    _plain_or_html(d, 0.4)
+    _casual_greeting(d, 0.8, 0.1)
+    d.signature = [rng.choice(d.locale.signoffs), f"{agent}\n{name}"]
+    _quote(d, name=d.recipient.full)
+
+
+def _plan_list(d: Draft) -> None:
+    """Mailing-list traffic: a member posts, the list sets Reply-To and List-Unsubscribe."""
+    rng = d.rng
+    domain = rng.choice((_free_mail(rng), _other_company(d)[1], d.company[1]))
+    _legit_person(d, domain)
+    list_host = f"lists.{rng.choice((d.company, _other_company(d)))[1]}"
+    if _chance(rng, 0.6):
+        d.reply_to = f"{d.fields['list_name']}@{list_host}"
+        d.use("list_reply_to")
+    d.return_path = f"{d.fields['list_name']}-bounces@{list_host}"
+    d.list_unsubscribe = f"<mailto:{d.fields['list_name']}-leave@{list_host}>"
+    _soften_auth(d, spf=0.15, dkim=0.25)
+    _plain_or_html(d, 0.85)
+    _casual_greeting(d, 0.2, 0.6)
+    _person_signature(d)
+    if _chance(rng, 0.5):
+        d.signature = [d.person.first]
+    _quote(d, name=rng.choice(d.locale.first_names))
+    name = d.fields["list_name"]
+    d.trailer.append(f"{'_' * 47}\n{name} mailing list\n{name}@{list_host}")
+
+
+def _plan_personal(d: Draft) -> None:
+    rng = d.rng
+    domain = _free_mail(rng) if _chance(rng, 0.6) else d.company[1]
+    _legit_person(d, domain)
+    _soften_auth(d, spf=0.05, dkim=0.05)
+    _plain_or_html(d, 0.7)
+    _casual_greeting(d, 0.8, 0.5)
+    d.signature = [
+        rng.choice(
+            (
+                d.person.first,
+                d.person.first[0],
+                f"{rng.choice(d.locale.signoffs)}\n{d.person.first}",
+            )
+        )
+    ]
+    if _chance(rng, 0.25):
+        d.signature.append(d.locale.mobile_signature)
+    if _chance(rng, 0.3):
+        d.attachments.append(_doc_attachment(f"IMG_{_digits(rng, 4)}.jpg"))
+    _quote(d, name=d.recipient.full)
+
+
+_DATA_PLANNERS = {
+    "text_lure": _plan_text_lure,
+    "person_lure": _plan_person_lure,
+    "thread_lure": _plan_thread_lure,
+    "attachment_lure": _plan_attachment_lure,
+    "linked_lure": _plan_linked_lure,
+    "colleague": _plan_colleague,
+    "partner": _plan_partner,
+    "vendor": _plan_vendor,
+    "company": _plan_company,
+    "service": _plan_service,
+    "list": _plan_list,
+    "personal": _plan_personal,
+}
+
+
 _PLANNERS = {
     "credential_harvest": _plan_credential_harvest,
     "invoice_fraud": _plan_invoice_fraud,
@@ -879,7 +1308,7 @@ _PLANNERS = {
     "newsletter": _plan_newsletter,
     "calendar_invite": _plan_calendar_invite,
     "internal_memo": _plan_internal_memo,
-}
+} | {name: _DATA_PLANNERS[entry["plan"]] for name, entry in DATA_SCENARIOS.items()}
 
 
 # ---------------------------------------------------------------------------- assembly
@@ -894,6 +1323,16 @@ def _build(template: Template, round_: int, seed: int) -> EmailRecord:
     company, supplier = rng.sample(loc.companies, 2)
     fields = _fields(rng, template, loc, sent)
     fields |= {"company": company[0], "supplier": supplier[0], "sender_name": people[0].full}
+    third = Person(rng.choice(loc.first_names), rng.choice(loc.last_names))
+    fields |= {
+        "first": people[1].first,
+        "colleague": third.full,
+        "sender_first": people[0].first,
+        "supplier_short": "".join(ch for ch in supplier[0].split()[0] if ch.isalnum()),
+    }
+    style = ""
+    if template.spec is not None:
+        template, style = _draw_text(rng, template, fields)
     recipient = people[1]
     workplace = template.scenario in PERSONAL_SCENARIOS or template.scenario in (
         "mfa_reset_lure", "invoice_fraud",
@@ -914,7 +1353,9 @@ def _build(template: Template, round_: int, seed: int) -> EmailRecord:
     _PLANNERS[template.scenario](draft)
     raw, planted = render(draft)
     phishing = template.scenario in PHISHING_SCENARIOS
-    index = round_ * 3 + template.variant
+    index = round_ * (3 if template.spec is None else 100) + template.variant
+    if style:
+        draft.use(f"style_{style}")
     meta: dict[str, Any] = {
         "planted": planted,
         "template": template.key,
@@ -935,7 +1376,7 @@ def _build(template: Template, round_: int, seed: int) -> EmailRecord:
     )
 
 
-def generate_corpus(n: int = 840, seed: int = 42) -> list[EmailRecord]:
+def generate_corpus(n: int = 2000, seed: int = 42) -> list[EmailRecord]:
     """`n` synthetic emails (n // 2 phishing, the rest legitimate), shuffled by `seed`.
 
     Deterministic: the same (n, seed) always gives the same records in the same order.

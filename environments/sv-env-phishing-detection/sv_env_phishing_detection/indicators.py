@@ -52,6 +52,14 @@ CATALOGUE: dict[str, str] = {
     "risky_attachment": "an attachment with a risky or double extension (.exe, .html, .pdf.exe)",
     "zero_width_chars": "zero-width or bidi-control characters in the subject or body",
     "html_form": "the HTML body contains a form or a password field",
+    "off_channel_contact": "asks to call a phone number, text, or reply with a phone number or "
+    "on a private channel instead of using the service itself",
+    "money_offer": "promises money: a prize, inheritance, dormant funds, a share of a transfer, "
+    "guaranteed returns or a refund to claim",
+    "secrecy_request": "asks to keep the matter confidential or between sender and reader",
+    "personal_info_request": "asks for personal details (full name, address, phone, date of "
+    "birth, ID copy) by reply",
+    "crypto_extortion": "demands payment in cryptocurrency or threatens to expose recordings",
 }
 """Indicator id -> one-line description (the ids are fixed across E4)."""
 
@@ -139,6 +147,13 @@ CREDENTIAL = _phrases(
         r"|(?:security|verification|confirmation) code|ssn|social security number|username"
         r"|bank(?:ing)? details|billing (?:information|details)|identity|mailbox|e-?mail account",
     ),
+    _requests(
+        r"verify|confirm|update|validate|provide|re-?confirm",
+        r"your (?:personal |billing |payment |account |contact )?(?:information|info|details"
+        r"|records|data)",
+    ),
+    r"click (?:here|below|the link|the button|on the link) to (?:update|log ?in|sign ?in"
+    r"|access|reactivate|complete)|(?:log|sign) ?(?:in|on) to your (?:online )?(?:account|banking)",
     r"(?:keep|retain) (?:your |the )?(?:current |same )?password",
     r"click (?:here|below|the link|the button) to (?:verify|confirm|validate|unlock|restore)",
     r"(?:sign|log)[- ]?in (?:here |below |now )?to (?:verify|confirm|validate|restore|retrieve"
@@ -343,6 +358,88 @@ PAYMENT = _phrases(
 )
 
 
+PHONE = r"\+?\(?\d[\d ().-]{6,}\d"
+"""A phone number as written in mail (+49 30 1234 5678, (555) 123-4567)."""
+OFF_CHANNEL = _phrases(
+    # en
+    rf"(?:call|phone|ring|text|whatsapp|contact)(?: us| me| our [\w ]{{1,25}}?)?"
+    rf"(?: by phone)?(?: at| on| via)? {PHONE}",
+    r"(?:reply|respond|send|text)(?: me| us)?(?: to this email)? with your (?:mobile|cell|phone)"
+    r"(?: phone)? number|send me your (?:mobile|cell|phone|whatsapp) number"
+    r"|(?:reply|write|contact me)(?: to me)? (?:on|at|via|to) my (?:private|personal)"
+    r" (?:email|e-mail)"
+    r"|(?:on|via) whatsapp|can't talk on the phone|i can(?:no|')t talk (?:right )?now",
+    # es / de / fr / pt
+    rf"llame(?: inmediatamente| hoy mismo)? al {PHONE}"
+    rf"|contacte? [^.\n]{{0,40}}? (?:en )?el {PHONE}",
+    rf"rufen sie (?:uns )?[^.\n]{{0,20}}?unter {PHONE}|hotline unter {PHONE}",
+    rf"appelez(?: immediatement)?(?: le)? {PHONE}|contactez [^.\n]{{0,30}}?au {PHONE}",
+    rf"ligue(?: imediatamente)? para {PHONE}|central pelo {PHONE}",
+)
+MONEY_OFFER = _phrases(
+    r"you (?:have )?won|has won|winning number|claim (?:your |the )?(?:prize|winnings|refund|bonus)"
+    r"|next of kin|dormant account|inheritance|as the beneficiary|unclaimed (?:funds?|prize)"
+    r"|share it \d+ ?/ ?\d+|\d+% of the (?:total )?(?:sum|fund)|guarantee[sd]? (?:daily )?returns?"
+    r"|double (?:your )?(?:bitcoin|money|investment)|receive double|(?:eligible|approved)"
+    r" (?:to receive )?(?:a |for a )?refund|recover (?:your )?(?:lost )?(?:money|funds)"
+    r"|keeping \d+% as commission",
+    r"ha ganado|sin herederos|sie haben [^.\n]{0,20}gewonnen|ohne erben|vous avez gagne"
+    r"|sans heritier|voce ganhou|sem herdeiros",
+)
+SECRECY = _phrases(
+    r"keep (?:this|it)(?: matter)?(?: strictly)? (?:confidential|between us|private|quiet)"
+    r"|strictly confidential|(?:handle|do) [^.\n]{0,30}discreetly|must stay confidential"
+    r"|i will know if you tell|(?:don't|do not) (?:tell|discuss this with|mention this to) anyone",
+    r"estricta confidencialidad|streng vertraulich|strictement confidentielle|sigilo absoluto",
+)
+PERSONAL_INFO = _phrases(
+    r"(?:reply|respond|send|write back)(?: me| us| to me)?(?: to my private email)? with"
+    r" your (?:full name|name|details|address)|your full name,? (?:age|address|phone|occupation)"
+    r"|copy of your (?:id|passport|driver'?s licen[cs]e)|send (?:us|me) your details"
+    r"|card number and date of birth",
+    r"su nombre completo|ihrem vollstandigen namen|votre nom complet|seu nome completo",
+)
+CRYPTO_EXTORTION = _phrases(
+    r"(?:bitcoin|btc|crypto)(?: wallet| address)?|webcam|recorded you|send the video"
+    r"|your files go public|all your contacts",
+    r"todos sus contactos|alle ihre kontakte|tous vos contacts|todos os seus contatos",
+)
+CONTENT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("credential_request", CREDENTIAL),
+    ("urgency_language", URGENCY),
+    ("payment_request", PAYMENT),
+    ("off_channel_contact", OFF_CHANNEL),
+    ("money_offer", MONEY_OFFER),
+    ("secrecy_request", SECRECY),
+    ("personal_info_request", PERSONAL_INFO),
+    ("crypto_extortion", CRYPTO_EXTORTION),
+)
+"""Keyword indicators and their phrase tables, in catalogue order."""
+TEXT_INDICATORS = tuple(name for name, _ in CONTENT_PATTERNS)
+LURE_TEXT_INDICATORS = TEXT_INDICATORS[3:]
+"""The text indicators added for link-less lures (advance fee, call-back, extortion)."""
+
+
+def content_text(subject: str, body: str) -> str:
+    """Subject and body as the keyword indicators read them (folded, web addresses blanked)."""
+    return WEB_ADDRESS.sub("link", fold_text(f"{subject}\n{body[:MAX_SCAN_CHARS]}"))
+
+
+def content_indicators(
+    subject: str, body: str, only: tuple[str, ...] = TEXT_INDICATORS
+) -> dict[str, list[str]]:
+    """Keyword indicator id -> matched phrases, for a subject and a readable body (``only``:
+    the ids to look for)."""
+    text = content_text(subject, body)
+    found: dict[str, list[str]] = {}
+    for indicator, pattern in CONTENT_PATTERNS:
+        if indicator not in only:
+            continue
+        for match in pattern.finditer(text):
+            found.setdefault(indicator, []).append(f'"{match.group(0)}"')
+    return found
+
+
 # ------------------------------------------------------------------------------------ helpers
 def fold_text(text: str) -> str:
     """Zero-width characters removed, accents dropped, case-folded, whitespace collapsed."""
@@ -473,14 +570,9 @@ def _country_domain(brand: str, domain: str) -> bool:
 
 
 def _check_content(view: EmailView, found: Found) -> None:
-    text = WEB_ADDRESS.sub("link", fold_text(f"{view.subject}\n{view.text[:MAX_SCAN_CHARS]}"))
-    for indicator, pattern in (
-        ("credential_request", CREDENTIAL),
-        ("urgency_language", URGENCY),
-        ("payment_request", PAYMENT),
-    ):
-        for match in pattern.finditer(text):
-            _add(found, indicator, f'"{match.group(0)}"')
+    for indicator, details in content_indicators(view.subject, view.text).items():
+        for detail in details:
+            _add(found, indicator, detail)
     parts = (view.subject, view.text, view.from_name)
     count = sum(len(ZERO_WIDTH.findall(part)) for part in parts)
     if count == 0 and view.html:

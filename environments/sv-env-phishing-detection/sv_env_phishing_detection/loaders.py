@@ -380,6 +380,14 @@ def load_enron_csv(path: str | Path, *, limit: int | None = None) -> list[EmailR
     return _take(records(), limit)
 
 
+def count_enron_spam(path: str | Path) -> int:
+    """How many rows of the Enron sample are spam (what `load_enron_csv` leaves out)."""
+    path = Path(path)
+    return sum(
+        row["label"].strip().lower() == "spam" for _, row in _csv_rows(path, ("label", "email"))
+    )
+
+
 # ----------------------------------------------------------------------------------------- mbox
 def _mbox_raw(data: bytes) -> str:
     """Bytes as text: UTF-8 if valid, else surrogate-escaped (``parse_message`` undoes that)."""
@@ -565,6 +573,7 @@ __all__ = [
     "PIROCHETO_ID",
     "ZEFANG_LIU_ID",
     "EmailDatasetError",
+    "count_enron_spam",
     "detokenise",
     "is_pure_url",
     "load_csv",

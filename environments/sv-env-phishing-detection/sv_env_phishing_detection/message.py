@@ -240,6 +240,12 @@ def _parse(raw: str | bytes) -> Message:
         return email.message_from_bytes(b"\n\n" + data, policy=policy.default)
 
 
+def html_text(markup: str) -> str:
+    """The readable text of an HTML body, as `parse_message` reads an HTML-only message."""
+    soup = _safe(lambda: _soup(markup), None)
+    return "" if soup is None else _safe(lambda: _soup_text(soup), "").replace("\r\n", "\n")
+
+
 def parse_message(raw: str | bytes) -> EmailView:
     """Parse one raw message into an `EmailView`; never raises on malformed input."""
     msg = _parse(raw or b"")

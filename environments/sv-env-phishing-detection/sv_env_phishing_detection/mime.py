@@ -136,6 +136,7 @@ class Draft:
     list_unsubscribe: str = ""
     greeting: str = ""
     signature: list[str] = field(default_factory=list)
+    trailer: list[str] = field(default_factory=list)  # after the signature: quoted mail, notices
     techniques: list[str] = field(default_factory=list)
     lookalikes: list[str] = field(default_factory=list)  # brand look-alike domains made
     brand: str | None = None
@@ -149,7 +150,26 @@ class Draft:
 def render(d: Draft) -> tuple[str, list[str]]:
     """(raw RFC 5322 message, planted catalogue indicators) of a finished draft."""
     msg, subject, text, markup = _to_message(d)
-    return msg.as_string(), planted_indicators(d, subject, text, markup)
+    planted = planted_indicators(d, subject, text, markup)
+    return msg.as_string(), sorted(set(planted) | _read_content(d, subject, text, markup))
+
+
+def _read_content(d: Draft, subject: str, text: str, markup: str | None) -> set[str]:
+    """Keyword indicators read from the body the extractor reads (the text part, else the
+    HTML's text): all of them for data-file templates (their wording is drawn per email),
+    only the lure-text ones otherwise (classic templates declare the first three in
+    `Template.content`)."""
+    from sv_env_phishing_detection.indicators import LURE_TEXT_INDICATORS, content_indicators
+    from sv_env_phishing_detection.message import html_text
+
+    if d.template.spec is not None:
+        return set(content_indicators(subject, text.strip() or html_text(markup or "")))
+    if not text.strip():  # HTML only: its text is the template's (plus links and names)
+        words = f"{d.template.body.format_map(d.fields)}\n{d.template.cta}\n{d.greeting}"
+        if not content_indicators(subject, words, LURE_TEXT_INDICATORS):
+            return set()
+    body = text.strip() or html_text(markup or "")
+    return set(content_indicators(subject, body, LURE_TEXT_INDICATORS))
 
 
 # ---------------------------------------------------------------------------- rendering
@@ -172,8 +192,9 @@ def _blocks(d: Draft, paragraphs: list[str]) -> list[tuple[str, str]]:
         blocks.insert(2 if d.cta_first else len(blocks), ("cta", d.cta_href))
     if d.form_action:
         blocks.append(("form", d.form_action))
-    blocks.append(("text", "\n".join(d.signature)))
-    return blocks
+    blocks.append(("text", "\n".join(line for line in d.signature if line)))
+    blocks += [("text", part) for part in d.trailer]
+    return [(kind, content) for kind, content in blocks if content]
 
 
 def _render_text(d: Draft, blocks: list[tuple[str, str]]) -> str:

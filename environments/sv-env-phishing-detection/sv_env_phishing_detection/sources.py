@@ -83,15 +83,39 @@ def _need_path(source: str, path: str | None) -> Path:
     return found
 
 
-def _realdata(path: str | None) -> list[EmailRecord]:
-    """`path` is the E4_phishing folder (or its `emails/` folder) of the real samples."""
+def _realdata_files(path: str | None) -> tuple[Path, Path]:
+    """(Nazario csv, Enron csv) of the real samples; `path` is the E4_phishing folder (or its
+    `emails/` folder)."""
     root = _need_path("realdata", path)
     emails = root / "emails" if (root / "emails").is_dir() else root
     nazario, enron = emails / "nazario_phishing_sample250.csv", emails / "enron_spam_ham_600.csv"
     missing = [p.name for p in (nazario, enron) if not p.exists()]
     if missing:
         raise SourceError(f"source 'realdata': {emails} lacks {', '.join(missing)}")
-    return loaders.load_nazario_csv(nazario) + loaders.load_enron_csv(enron)
+    return nazario, enron
+
+
+def excluded_rows(source: str, path: str | None) -> dict[str, int]:
+    """Rows a source leaves out on purpose, by reason (Enron spam: advertising, not phishing)."""
+    if source == "realdata":
+        return {"enron_spam": loaders.count_enron_spam(_realdata_files(path)[1])}
+    if source == "enron":
+        return {"enron_spam": loaders.count_enron_spam(_need_path(source, path))}
+    return {}
+
+
+def _realdata(path: str | None) -> list[EmailRecord]:
+    nazario, enron = _realdata_files(path)
+    records = loaders.load_nazario_csv(nazario) + loaders.load_enron_csv(enron)
+    _note_excluded("realdata", str(enron))
+    return records
+
+
+def _note_excluded(source: str, path: str) -> None:
+    spam = loaders.count_enron_spam(path)
+    if spam:
+        _LOG.warning("%s: source '%s' leaves out %d Enron spam row(s) (advertising is not "
+                     "phishing)", path, source, spam)  # fmt: skip
 
 
 def _jsonl(path: str | None) -> list[EmailRecord]:
@@ -153,7 +177,9 @@ def _file_records(
     if source == "nazario":
         return loaders.load_nazario_csv(_need_path(source, path))
     if source == "enron":
-        return loaders.load_enron_csv(_need_path(source, path))
+        records = loaders.load_enron_csv(_need_path(source, path))
+        _note_excluded(source, str(_need_path(source, path)))
+        return records
     if source == "zefang-liu":
         return loaders.load_zefang_liu(path or loaders.ZEFANG_LIU_ID)
     if source == "ealvaradob":

@@ -1,4 +1,11 @@
-"""E1: gradient boosting on the Zeek conn fields a flow shows (no addresses, uid or ts)."""
+"""E1: gradient boosting on the Zeek conn fields a flow shows (no addresses, uid or ts).
+
+Real sets go through the environment's own loaders, so NSL-KDD arrives already translated to
+Zeek's vocabulary: ``service`` via ``loaders.NSL_KDD_SERVICE_MAP`` (KDD names with no Zeek
+analyzer, and ICMP pseudo-services, become "-") and ``flag`` as ``conn_state`` (SF, S0..S3,
+REJ, RSTO, RSTR, RSTOS0, SH, OTH are Zeek's names already). Only fields the real set records
+are used for the fit.
+"""
 
 from __future__ import annotations
 
@@ -94,8 +101,10 @@ def default_real(root: Path) -> list[RealSet]:
     stratosphere = replace(load_real(root / STRATOSPHERE, "zeek"), name="stratosphere-011 (zeek)")
     kdd = replace(load_real(root / NSL_KDD, "nsl-kdd"), name="nsl-kdd test sample")
     kdd.notes.append(
-        "NSL-KDD records only proto/service/duration/flag/bytes; its service names (private, "
-        "ecr_i, domain_u, ...) are not Zeek's, so unseen services count as missing"
+        "NSL-KDD records only proto/service/duration/flag/bytes; the loader maps its service "
+        "names to Zeek's (domain_u -> dns, ftp_data -> ftp-data, http_443 -> ssl, private / "
+        "other / ICMP pseudo-services -> '-'; see NSL_KDD_SERVICE_MAP) and keeps flag as "
+        "conn_state (the same names)"
     )
     return [stratosphere, kdd]
 

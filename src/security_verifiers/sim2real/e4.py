@@ -16,7 +16,7 @@ from sv_env_phishing_detection.dataset import load_synthetic
 from sv_env_phishing_detection.message import parse_message
 from sv_env_phishing_detection.normalize import normalize_text
 from sv_env_phishing_detection.records import PHISHING, EmailRecord
-from sv_env_phishing_detection.sources import load_records
+from sv_env_phishing_detection.sources import excluded_rows, load_records
 
 FORMATS = ("realdata", "nazario", "enron", "csv", "jsonl")
 REALDATA = "E4_phishing"
@@ -52,14 +52,19 @@ def train_test() -> tuple[list[EmailRecord], list[EmailRecord]]:
 
 
 def load_real(path: Path, fmt: str) -> RealSet:
-    """Real emails through the environment's own loaders (Enron spam is skipped there)."""
-    return RealSet(f"{fmt}:{path.name}", str(path), load_records(fmt, path=str(path), split="all"))
+    """Real emails through the environment's own loaders (Enron spam is skipped there and
+    counted in the set's notes)."""
+    real = RealSet(f"{fmt}:{path.name}", str(path), load_records(fmt, path=str(path), split="all"))
+    spam = excluded_rows(fmt, str(path)).get("enron_spam", 0) if fmt in ("realdata", "enron") else 0
+    if spam:
+        real.notes.append(f"{spam} Enron spam rows excluded (advertising is not phishing)")
+    return real
 
 
 def default_real(root: Path) -> list[RealSet]:
     """Nazario phishing + Enron ham from the shared realdata folder, as one set."""
     real = replace(load_real(root / REALDATA, "realdata"), name="nazario + enron ham")
-    real.notes.append("phishing = Nazario, legitimate = Enron ham (Enron spam excluded)")
+    real.notes.insert(0, "phishing = Nazario, legitimate = Enron ham")
     return [real]
 
 
