@@ -113,9 +113,11 @@ eval-e4:
 	$(BIN)/sv eval e4 $(if $(MODELS),--models "$(MODELS)") -n $(N) --seed $(SEED) \
 		--env-arg include_tools=$(INCLUDE_TOOLS) $(ARGS)
 
-# E5: the attacker is the evaluated model; TARGET (default: the local model) is attacked
+# E5: the attacker is the evaluated model; TARGET (default: the local model) is attacked.
+# Its built-in set has 31 behaviours, so the default is all of them unless N is given.
 eval-e5:
-	$(BIN)/sv eval e5 $(if $(MODELS),--models "$(MODELS)") -n $(N) --seed $(SEED) \
+	$(BIN)/sv eval e5 $(if $(MODELS),--models "$(MODELS)") \
+		-n $(if $(filter command line environment,$(origin N)),$(N),-1) --seed $(SEED) \
 		$(if $(TARGET),--target "$(TARGET)") $(ARGS)
 
 eval-e6:
@@ -128,22 +130,32 @@ tournament:
 		--seed $(SEED) $(ARGS)
 
 # fine-tuning recipes (docs/training.md): make train-sft CONFIG=configs/sft/e1.yaml
-.PHONY: train-sft train-rl train-proof
+.PHONY: train-sft train-rl train-proof bench-train
 train-sft:
 	$(BIN)/sv train sft --config $(or $(CONFIG),configs/sft/e1.yaml) $(ARGS)
 
 train-rl:
 	$(BIN)/sv train rl --config $(or $(CONFIG),configs/rlft/e1.yaml) $(ARGS)
 
-# SmolLM2-135M on E1 on CPU: SFT, GRPO, evals of base/SFT/RL and the comparison table
+# SmolLM2-135M on CPU: SFT (>= 1,000 verified examples), RL (expert iteration or GRPO), evals
+# of base/SFT/RL on 200 test items + the real-data column, paired-bootstrap tables.
+# make train-proof ENV=e4 ARGS="--algorithm grpo"; a plumbing check: ARGS=--smoke
 train-proof:
-	bash scripts/train_proof_e1.sh
+	$(PY) -m security_verifiers.training.proof --env $(or $(ENV),e1) $(ARGS)
+
+# trained tokens/s of the SFT and RL recipes vs plain PyTorch on the same batches (+ peak RSS);
+# ARGS="--env e4 --llama" adds the llama.cpp server's completions/s
+bench-train:
+	$(PY) -m security_verifiers.training.bench $(ARGS)
 
 probes:
 	$(BIN)/sv probe $(PROBE_ARGS)
 
+# make bench: every env's rollouts/h at 16/32/64 concurrent against a 1 s stub model in its own
+# process (medians of 3), start-up, and the local model vs bare llama-cpp-python; then the E2/E3
+# reward micro-benchmarks. A fast check of the machinery: make bench ARGS=--quick
 bench:
-	$(PY) -m security_verifiers.bench $(ARGS)
+	$(PY) -m security_verifiers.bench --local $(ARGS)
 	$(PY) -m security_verifiers.bench_e2
 	$(PY) -m security_verifiers.bench_e3
 

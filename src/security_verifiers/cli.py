@@ -3,20 +3,35 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import os
 import signal
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
+import pydantic
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from security_verifiers.data.cli import data_app, synth_command
-from security_verifiers.environments import ENVIRONMENTS, baseline_policies, resolve_env
-from security_verifiers.errors import Interrupted, UserError
-from security_verifiers.models.local_gguf import DEFAULT_LOCAL_MODEL, local_runtime_available
+from security_verifiers.environments import (
+    ENVIRONMENTS,
+    ORACLE_BASELINES,
+    baseline_policies,
+    resolve_env,
+)
+from security_verifiers.errors import Interrupted, RolloutsFailed, UserError
+from security_verifiers.models.local_gguf import (
+    BUILTIN_GGUF,
+    DEFAULT_LOCAL_MODEL,
+    LOCAL_PREFIX,
+    local_runtime_available,
+)
+from security_verifiers.models.spec import redact_url
 
 app = typer.Typer(
     add_completion=False,
@@ -51,17 +66,53 @@ def parse_env_args(pairs: list[str], json_blob: str | None) -> dict[str, Any]:
     return args
 
 
-def default_models(api_key_env: str, base_url: str | None) -> list[str]:
+def default_models(api_key_env: str, base_url: str | None, env: str = "e1") -> list[str]:
     """A remote model when a key is configured, else the local LLM (or, without it, the
     built-in heuristic)."""
     if os.environ.get(api_key_env) and not base_url and not os.environ.get("OPENAI_BASE_URL"):
         return [DEFAULT_REMOTE_MODEL]
     offline = DEFAULT_LOCAL_MODEL if local_runtime_available() else DEFAULT_OFFLINE_MODEL
+    key = resolve_env(env).key
     console.print(
         f"[dim]No models given and no ${api_key_env}: using '{offline}'. "
-        "Pass --models to choose (built-in baselines: `sv models e1`).[/dim]"
+        f"Pass --models to choose (see `sv models {key}`).[/dim]"
     )
     return [offline]
+
+
+def check_eval_numbers(n: int, max_concurrent: int, max_retries: int, timeout: float) -> None:
+    """One-line errors for option values that cannot work (before anything is loaded)."""
+    if n == 0 or n < -1:
+        raise UserError(f"-n {n}: give a positive number of examples, or -1 for all")
+    if max_concurrent < 1:
+        raise UserError(f"--max-concurrent {max_concurrent}: must be 1 or more")
+    if max_retries < 0:
+        raise UserError(f"--max-retries {max_retries}: must be 0 or more")
+    if not timeout > 0:
+        raise UserError(f"--timeout {timeout}: must be more than 0 seconds")
+
+
+def config_error(exc: pydantic.ValidationError) -> UserError:
+    """The first problem of an invalid configuration, as one line naming the option."""
+    first = exc.errors()[0]
+    field = ".".join(str(part) for part in first.get("loc", ())) or "configuration"
+    return UserError(f"--{field.replace('_', '-')}: {first.get('msg', 'invalid value')}")
+
+
+def failed_rollouts_message(runs: Sequence[Any]) -> str | None:
+    """One line when some rollouts got no answer, naming how many and how to retry them."""
+    errored = [(run, run.summary.get("n_errors") or 0) for run in runs]
+    errored = [(run, k) for run, k in errored if k]
+    if not errored:
+        return None
+    total = sum(run.summary.get("n_rollouts") or 0 for run, _ in errored)
+    count = sum(k for _, k in errored)
+    first = next((run.summary.get("first_error") for run, _ in errored), None)
+    models = ", ".join(f"'{run.spec.name}'" for run, _ in errored)
+    return (
+        f"{count} of {total} rollouts ({models}) got no answer from the model and are not "
+        f"scored{f' (first: {first})' if first else ''}; rerun the same command to retry them"
+    )
 
 
 @app.command("eval")
@@ -92,7 +143,10 @@ def eval_command(
         str | None,
         typer.Option(help="Opponent model for environments with one (E5: the attacked model)."),
     ] = None,
-    output_dir: Annotated[Path, typer.Option(help="Artifact root.")] = Path("outputs/evals"),
+    output_dir: Annotated[Path, typer.Option("--output-dir", help="Artifact root.")] = Path(
+        "outputs/evals"
+    ),
+    out: Annotated[Path | None, typer.Option("--out", "-o", hidden=True)] = None,
     cache: Annotated[
         bool, typer.Option("--cache/--no-cache", help="Reuse identical responses from disk.")
     ] = False,
@@ -119,36 +173,43 @@ def eval_command(
     from security_verifiers.evaluation.config import EvalConfig
     from security_verifiers.evaluation.runner import evaluate
 
+    check_eval_numbers(n, max_concurrent, max_retries, timeout)
     names = [m for m in (s.strip() for s in models.split(",")) if m] or default_models(
-        api_key_env, base_url
+        api_key_env, base_url, env
     )
     price = (price_in, price_out) if price_in is not None and price_out is not None else None
-    config = EvalConfig(
-        env=env,
-        models=names,
-        n=None if n < 0 else n,
-        seed=seed,
-        max_concurrent=max_concurrent,
-        temperature=temperature,
-        top_p=top_p,
-        max_tokens=max_tokens,
-        env_args=parse_env_args(env_arg or [], env_args),
-        target=target,
-        output_root=output_dir,
-        cache_dir=cache_dir if cache else None,
-        resume=not fresh,
-        base_url=base_url,
-        api_key_env=api_key_env,
-        max_retries=max_retries,
-        timeout_s=timeout,
-        price_usd_per_mtok=price,
-        show_progress=not quiet and sys.stderr.isatty(),
-        json_schema=json_schema,
-    )
     try:
-        asyncio.run(evaluate(config, console))
+        config = EvalConfig(
+            env=env,
+            models=names,
+            n=None if n == -1 else n,
+            seed=seed,
+            max_concurrent=max_concurrent,
+            temperature=temperature,
+            top_p=top_p,
+            max_tokens=max_tokens,
+            env_args=parse_env_args(env_arg or [], env_args),
+            target=target,
+            output_root=out or output_dir,
+            cache_dir=cache_dir if cache else None,
+            resume=not fresh,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            max_retries=max_retries,
+            timeout_s=timeout,
+            price_usd_per_mtok=price,
+            show_progress=not quiet,
+            json_schema=json_schema,
+        )
+    except pydantic.ValidationError as exc:
+        raise config_error(exc) from None
+    try:
+        runs = asyncio.run(evaluate(config, console))
     except KeyboardInterrupt:
         raise Interrupted from None
+    message = failed_rollouts_message(runs)
+    if message:
+        raise RolloutsFailed(message)
 
 
 @app.command("tournament")
@@ -175,9 +236,13 @@ def tournament_command(
 
     if not names(attackers) or not names(defenders):
         raise typer.BadParameter("give at least one attacker and one defender")
-    base = EvalConfig(env="e5", models=[], n=n, seed=seed, max_tokens=max_tokens,
-                      env_args=parse_env_args(env_arg or [], None),
-                      show_progress=not quiet and sys.stderr.isatty())  # fmt: skip
+    check_eval_numbers(n, 1, 0, 1.0)
+    try:
+        base = EvalConfig(env="e5", models=[], n=None if n == -1 else n, seed=seed,
+                          max_tokens=max_tokens, env_args=parse_env_args(env_arg or [], None),
+                          show_progress=not quiet and sys.stderr.isatty())  # fmt: skip
+    except pydantic.ValidationError as exc:
+        raise config_error(exc) from None
     try:
         result = asyncio.run(
             play_round(names(attackers), names(defenders), base, output_dir, console)
@@ -185,22 +250,77 @@ def tournament_command(
     except KeyboardInterrupt:
         raise Interrupted from None
     print_matrix(result, console)
+    errored = 0
+    for runs in result.runs.values():
+        for run_dir in runs.values():
+            summary_path = Path(run_dir) / "summary.json"
+            if summary_path.is_file():
+                errored += json.loads(summary_path.read_text()).get("n_errors") or 0
+    if errored:
+        raise RolloutsFailed(
+            f"{errored} rollouts got no answer from a model; the matrix leaves them out "
+            f"(their errors are in the runs' results.jsonl under {result.directory})"
+        )
 
 
 from security_verifiers.gate.command import gate, scoreboard  # noqa: E402
 from security_verifiers.probe_command import probe  # noqa: E402
-from security_verifiers.reports.command import report  # noqa: E402
+from security_verifiers.reports.command import report as _report  # noqa: E402
 from security_verifiers.sim2real.command import sim2real  # noqa: E402
 from security_verifiers.tracking import track  # noqa: E402
 from security_verifiers.training.cli import train_app  # noqa: E402
 
+
+def with_output_dir(command: Callable[..., Any]) -> Callable[..., Any]:
+    """`command` with its `out` option spelled `--output-dir` (as in `sv eval`); `--out` / `-o`
+    stay accepted as a hidden alias. Other parameters pass through unchanged."""
+    signature = inspect.signature(command, eval_str=True)
+    if "out" not in signature.parameters or "output_dir" in signature.parameters:
+        return command
+    original = signature.parameters["out"]
+    help_text = "Output folder."
+    for meta in getattr(original.annotation, "__metadata__", ()):
+        help_text = getattr(meta, "help", None) or help_text
+    if original.default not in (None, inspect.Parameter.empty):
+        help_text = f"{help_text} (default: {original.default})"
+    params = []
+    for param in signature.parameters.values():
+        if param.name != "out":
+            params.append(param)
+            continue
+        params.append(
+            param.replace(
+                name="output_dir",
+                annotation=Annotated[Path | None, typer.Option("--output-dir", help=help_text)],
+                default=None,
+            )
+        )
+        params.append(
+            param.replace(
+                annotation=Annotated[Path | None, typer.Option("--out", "-o", hidden=True)],
+                default=None,
+            )
+        )
+
+    def wrapper(**kwargs: Any) -> Any:
+        chosen = kwargs.pop("output_dir", None) or kwargs.pop("out", None)
+        kwargs.pop("out", None)
+        return command(**kwargs, **({"out": chosen} if chosen is not None else {}))
+
+    wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+    wrapper.__doc__ = command.__doc__
+    wrapper.__name__ = getattr(command, "__name__", "command")
+    return wrapper
+
+
+report = with_output_dir(_report)
 app.command("report")(report)
 app.command("gate")(gate)
 app.command("probe")(probe)
 app.command("scoreboard")(scoreboard)
 app.command("sim2real")(sim2real)
 app.add_typer(data_app, name="data")
-app.command("synth")(synth_command)
+app.command("synth")(with_output_dir(synth_command))
 app.command("track")(track)
 app.add_typer(train_app, name="train")
 
@@ -214,9 +334,26 @@ def envs_command() -> None:
 
 @app.command("models")
 def models_command(env: Annotated[str, typer.Argument(help="Environment.")] = "e1") -> None:
-    """List the built-in models of an environment."""
-    for name in sorted(baseline_policies(resolve_env(env))):
-        typer.echo(name)
+    """The built-in models of an environment (oracles marked) and the other model providers."""
+    entry = resolve_env(env)
+    oracles = ORACLE_BASELINES.get(entry.key, {})
+    typer.echo(f"Built-in models of {entry.key} ({entry.env_id}), answered in-process:")
+    names = sorted(baseline_policies(entry))
+    width = max((len(n) for n in names), default=0)
+    for name in names:
+        note = f"oracle: {oracles[name]}" if name in oracles else "baseline (sees the prompt only)"
+        typer.echo(f"  {name:<{width}}  {note}")
+    if oracles:
+        typer.echo("  (oracles read the labels or the scoring tools: an upper bound, not a model)")
+    typer.echo("Local models, served by the harness on 127.0.0.1:")
+    for name in BUILTIN_GGUF:
+        ready = "" if local_runtime_available() else " (needs `make setup`: llama-cpp-python)"
+        typer.echo(f"  {LOCAL_PREFIX}{name}  built-in GGUF via llama.cpp{ready}")
+    typer.echo("  local:<file.gguf>  any GGUF file via llama.cpp")
+    typer.echo("  hf:<checkpoint>  a transformers checkpoint dir, .gguf file or hub id")
+    typer.echo("Remote models:")
+    typer.echo("  MODEL@http(s)://HOST[:PORT]/v1  any OpenAI-compatible server (vLLM, TGI, ...)")
+    typer.echo("  MODEL  with --base-url / OPENAI_BASE_URL, or OpenAI with OPENAI_API_KEY")
 
 
 @app.command("serve")
@@ -241,14 +378,22 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def main() -> None:
-    """Entry point: user mistakes print one line and exit 2 (usage errors too); Ctrl-C or
-    SIGTERM exits 130 after saving what finished and stopping any local model server."""
+    """Entry point: user mistakes print one line and exit 2 (usage errors too); rollouts that
+    got no answer from the model exit 1 (rerunning retries them); Ctrl-C or SIGTERM exits 130
+    after saving what finished and stopping any local model server."""
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         app()
     except UserError as exc:
-        console.print(f"[red]error:[/red] {exc}")
+        console.print(
+            f"[red]error:[/red] {escape(redact_url(str(exc)))}", highlight=False, soft_wrap=True
+        )
         raise SystemExit(2) from None
+    except RolloutsFailed as exc:
+        console.print(
+            f"[red]error:[/red] {escape(redact_url(str(exc)))}", highlight=False, soft_wrap=True
+        )
+        raise SystemExit(1) from None
     except (Interrupted, KeyboardInterrupt):
         console.print("[yellow]interrupted[/yellow]")
         raise SystemExit(130) from None

@@ -56,6 +56,25 @@ def resolve_env(name: str) -> EnvEntry:
     raise UserError(f"unknown environment '{name}'; available: {known}")
 
 
+ORACLE_BASELINES: dict[str, dict[str, str]] = {
+    "e2": {
+        "tool-oracle": "runs the oracle's own scanners on the config, reports their findings",
+        "tool-oracle-fix": "tool-oracle plus the known inverse patch of built-in mutations",
+    },
+    "e3": {
+        "reference-fix": "looks up the library's reference fix of the shown module",
+        "scanner-oracle": "runs the scoring scanners (Bandit, Semgrep), reports their findings",
+        "scanner-detector": "answers with the scanners' verdict (the detection label source)",
+    },
+}
+"""Built-in models that read the labels or the scoring tools' output: upper bounds for the
+reward, not baselines a model competes with. E1, E4, E5 and E6 baselines see only the prompt."""
+
+
+def is_oracle(entry: EnvEntry, name: str) -> bool:
+    return name in ORACLE_BASELINES.get(entry.key, {})
+
+
 def baseline_policies(entry: EnvEntry) -> dict[str, ChatPolicy]:
     """The environment's built-in reference policies, adapted to the chat protocol."""
     prompt_policies = getattr(entry.module(), "baseline_policies", lambda: {})()
@@ -66,4 +85,12 @@ def baseline_policies(entry: EnvEntry) -> dict[str, ChatPolicy]:
     return {name: adapt(policy) for name, policy in prompt_policies.items()}
 
 
-__all__ = ["ENVIRONMENTS", "ChatRequest", "EnvEntry", "baseline_policies", "resolve_env"]
+__all__ = [
+    "ENVIRONMENTS",
+    "ORACLE_BASELINES",
+    "ChatRequest",
+    "EnvEntry",
+    "baseline_policies",
+    "is_oracle",
+    "resolve_env",
+]

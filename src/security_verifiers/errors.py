@@ -7,3 +7,8 @@ class UserError(Exception):
 
 class Interrupted(Exception):
     """The user stopped a run (Ctrl-C or SIGTERM) after its partial results were saved."""
+
+
+class RolloutsFailed(Exception):
+    """Some rollouts got no answer from the model (after retries). They are recorded as errors,
+    not scored, and rerunning the same command retries exactly them (exit code 1)."""

@@ -1,12 +1,40 @@
-"""`make bench` keeps working (a tiny run; no timing is asserted)."""
+"""`make bench` keeps working (tiny runs; no timing is asserted)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
 
 from security_verifiers import bench
+from security_verifiers.models.local_gguf import local_runtime_available
 
 
-def test_bench_runs_and_prints_a_ratio(capsys):
-    bench.main(["--n", "8", "--latencies", "0", "--repeats", "1", "--concurrency", "4"])
+def test_bench_runs_every_measurement_in_its_own_processes(capsys):
+    """The quick bench: stub server process, one worker process per env, the summary table."""
+    bench.main(["--quick", "--envs", "e1,e2"])
     out = capsys.readouterr().out
-    assert "harness r/h" in out and "×" in out
+    assert "rollouts/hour" in out and "1→2" in out
+    [line] = [ln for ln in out.splitlines() if ln.startswith('{"bench"')]
+    results = {r["env"]: r for r in json.loads(line)["bench"]["envs"]}
+    assert set(results) == {"e1", "e2"}
+    for record in results.values():
+        assert set(record["median_per_hour"]) == {"1", "2"} and record["scaling"] > 0
+        assert record["load_s"] > 0 and record["first_rollout_s"] > record["load_s"]
+        assert all(o["errors"] == 0 and o["scoring_errors"] == 0
+                   for o in record["outcomes"].values())  # fmt: skip
+    assert results["e2"]["outcomes"]["2"]["mean_reward"] > 0  # the fixes were really scored
+    assert set(results["e2"]["warm_up_s"]) == {"k8s", "terraform"}
+
+
+def test_stub_server_answers_with_the_env_policy_after_its_latency():
+    import httpx2
+
+    with bench.stub_server(0.2, ["e1"]) as base_url:
+        assert httpx2.get(f"{base_url}/models").json()["data"]
+        body = {"model": "target", "messages": [{"role": "user", "content": "hi"}]}
+        reply = httpx2.post(f"{base_url}/chat/completions", json=body, timeout=30).json()
+        assert "can't help" in reply["choices"][0]["message"]["content"]
 
 
 def test_e2_reward_bench_runs(capsys):
@@ -15,3 +43,15 @@ def test_e2_reward_bench_runs(capsys):
     bench_e2.main(["--episodes", "1", "--cli-episodes", "1"])
     out = capsys.readouterr().out
     assert "in_process_median_s" in out and "cli_median_s" in out
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not local_runtime_available(), reason="llama-cpp-python or the GGUF missing")
+def test_local_model_bench_runs_and_is_repeatable():
+    """Identical requests give identical outputs on each side (server and bare `Llama`)."""
+    from security_verifiers import bench_local
+
+    result = bench_local.main(["--prompts", "1", "--repeats", "2"])
+    assert result["bare_tokens_per_s"] > 0 and result["server_tokens_per_s"] > 0
+    assert result["repeatable"]
+    assert "--logits_all" in result["server_flags"]

@@ -14,7 +14,9 @@ import ast
 import hashlib
 import json
 import re
-from collections.abc import Iterator
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -305,7 +307,7 @@ def manifest_objects(doc: object, where: str) -> list[dict[str, Any]]:
     return out
 
 
-def parse_k8s(text: str) -> list[dict[str, Any]]:
+def _parse_k8s(text: str) -> list[dict[str, Any]]:
     """The objects of a multi-document manifest; empty documents are skipped.
 
     Every object must be a mapping with string `apiVersion`, `kind` and `metadata.name`; a
@@ -331,7 +333,7 @@ def parse_k8s(text: str) -> list[dict[str, Any]]:
     return objects
 
 
-def _doc_spans(text: str) -> list[tuple[int, int, Any]]:
+def _compose_spans(text: str) -> list[tuple[int, int, Any]]:
     """(first line, last line, node) per YAML document, 1-based; [] on YAML errors."""
     spans = []
     try:
@@ -392,7 +394,7 @@ def k8s_spans(text: str) -> list[tuple[int, int, str]]:
 # ---------------------------------------------------------------- Terraform
 
 
-def parse_terraform(text: str) -> dict[str, Any]:
+def _parse_terraform(text: str) -> dict[str, Any]:
     """The raw `hcl2` dict of a Terraform file (values wrapped in lists, as hcl2 gives them)."""
     import hcl2  # deferred: lark grammar load
 
@@ -576,3 +578,52 @@ def resource_at(spans: list[tuple[int, int, str]], line: int) -> str | None:
 def parse(config: ConfigFile) -> list[dict[str, Any]] | dict[str, Any]:
     """Parse `config` by kind (raises `ConfigError`)."""
     return parse_k8s(config.text) if config.kind == "k8s" else parse_terraform(config.text)
+
+
+# ---------------------------------------------------------------- parse memo
+# One scan parses the same text several times (validation, expected resources, each tool's
+# input, line spans); scoring a batch re-parses every episode's config. Parsing is pure-Python
+# YAML / lark and dominates a scan's CPU, so results are memoised by text (bounded LRU,
+# thread-safe; errors are not memoised). Callers get their own copy of a parsed tree.
+_PARSE_MEMO_SIZE = 512
+_parse_memo: OrderedDict[tuple[str, str], Any] = OrderedDict()
+_parse_lock = threading.Lock()
+
+
+def _copy_tree(value: Any) -> Any:
+    """A copy of a JSON-like tree (dicts and lists copied, leaves shared)."""
+    if isinstance(value, dict):
+        return {k: _copy_tree(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy_tree(v) for v in value]
+    return value
+
+
+def _memoised(kind: str, text: str, parse: Callable[[str], Any]) -> Any:
+    key = (kind, text)
+    with _parse_lock:
+        if key in _parse_memo:
+            _parse_memo.move_to_end(key)
+            return _parse_memo[key]
+    result = parse(text)
+    with _parse_lock:
+        _parse_memo[key] = result
+        if len(_parse_memo) > _PARSE_MEMO_SIZE:
+            _parse_memo.popitem(last=False)
+    return result
+
+
+def parse_k8s(text: str) -> list[dict[str, Any]]:
+    """The objects of a multi-document manifest (see `_parse_k8s`); memoised, copied."""
+    return _copy_tree(_memoised("k8s", text, _parse_k8s))
+
+
+def parse_terraform(text: str) -> dict[str, Any]:
+    """The raw `hcl2` dict of a Terraform file (see `_parse_terraform`); memoised, copied."""
+    return _copy_tree(_memoised("terraform", text, _parse_terraform))
+
+
+def _doc_spans(text: str) -> list[tuple[int, int, Any]]:
+    """(first line, last line, composed node) per YAML document (see `_compose_spans`);
+    memoised: the nodes are shared and must not be modified."""
+    return list(_memoised("spans", text, _compose_spans))

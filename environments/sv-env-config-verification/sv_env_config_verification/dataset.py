@@ -10,7 +10,10 @@ grouped by base config, so no base appears in two splits; among split assignment
 the seed the first that lets every supported mutation id occur in every split is used.
 Generating items is cheap and deterministic; labeling runs the tools once per distinct text
 (≈0.2–0.3 s with semgrep), so only the requested split/prefix is scanned, and ``cache_dir``
-(or ``$SV_E2_SCAN_CACHE_DIR``) keeps tool results on disk between processes.
+(or ``$SV_E2_SCAN_CACHE_DIR``) keeps tool results on disk between processes. A whole
+built-in load (generation + labels; ~2–6 s) is cached on disk by `sv_shared.dataset_cache`,
+keyed by this package's tree hash (code, corpus, rules, policies), the tools' versions and the
+arguments, so a later load of the same split reads one JSON file.
 
 Sources of :func:`load_items`:
 
@@ -66,6 +69,7 @@ from sv_env_config_verification.mutations import (
     random_mutation,
     supported_ids,
 )
+from sv_shared import dataset_cache
 from sv_shared.data.store import DatasetStoreError, load_built_split
 
 __all__ = [
@@ -543,6 +547,26 @@ class LoadReport:
         }
 
 
+def builtin_cache_key(
+    split: str, seed: int, n: int, clean_fraction: float, limit: int | None
+) -> dict[str, Any]:
+    """What a built-in load's items depend on: this package's code, corpus, rules and
+    policies (one tree hash), the labelling tools' versions, and the arguments."""
+    from sv_env_config_verification.oracle import tool_versions
+
+    package = Path(__file__).resolve().parent
+    semgrep_glue = Path(dataset_cache.__file__).with_name("semgrep.py")
+    return {
+        "generator": dataset_cache.tree_hash(package, semgrep_glue),
+        "tools": tool_versions(),
+        "split": split,
+        "seed": seed,
+        "n": n,
+        "clean_fraction": clean_fraction,
+        "limit": limit,
+    }
+
+
 def load_items(
     split: str = "test",
     source: str = "builtin",
@@ -587,13 +611,21 @@ def load_report(
     limit = max_examples if max_examples and max_examples > 0 else None
     run = _scanner(scan, cache_dir)
     if source == "builtin":
-        raws = [r for r in _generate(seed, n, CLEAN_FRACTION) if split in ("all", r["split"])]
-        return LoadReport(
-            [
-                ConfigItem(**raw, findings=run(ConfigFile(raw["kind"], raw["name"], raw["text"])))
+
+        def build() -> list[dict[str, Any]]:
+            raws = [r for r in _generate(seed, n, CLEAN_FRACTION) if split in ("all", r["split"])]
+            return [
+                ConfigItem(
+                    **raw, findings=run(ConfigFile(raw["kind"], raw["name"], raw["text"]))
+                ).model_dump()
                 for raw in raws[:limit]
             ]
-        )
+
+        if scan is not None:  # a caller's labeler (tests): nothing to key a cache entry on
+            return LoadReport([ConfigItem.model_validate(row) for row in build()])
+        key = builtin_cache_key(split, seed, n, CLEAN_FRACTION, limit)
+        rows, _ = dataset_cache.cached_rows("e2-builtin", key, build)
+        return LoadReport([ConfigItem.model_validate(row) for row in rows])
     if path is None:
         raise DatasetError(f"source {source!r} needs path=<directory or dataset>")
     skipped: Skipped = []

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import logging
 import os
 import random
+import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -18,18 +22,22 @@ from sv_env_config_verification.dataset import (
     ENV_ID,
     ConfigItem,
     content_hash,
+    load_bases,
     load_built,
     load_report,
 )
 from sv_env_config_verification.model_tools import EPISODE_ARG, MODEL_TOOLS
-from sv_env_config_verification.oracle import tool_versions
+from sv_env_config_verification.oracle import scan, tool_versions
 from sv_env_config_verification.prompts import render_config, system_prompt
 from sv_env_config_verification.reward import AuditWeights
 from sv_env_config_verification.run_metrics import summarize_rows
 from sv_env_config_verification.schema import answer_json_schema
 from sv_env_config_verification.scoring import REWARD_COMPONENTS, AuditParser, build_rubric
-from sv_shared.episode_tools import EpisodeToolEnv
+from sv_shared.env_args import accepts_env_args
+from sv_shared.episode_scoring import run_in_scoring_pool, scoring_executor
 from sv_shared.rewards import weights_dataclass
+
+log = logging.getLogger(__name__)
 
 
 def to_rows(items: Sequence[ConfigItem]) -> Dataset:
@@ -79,6 +87,7 @@ def _build_provenance(built: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+@accepts_env_args(ENV_ID)
 def load_environment(
     split: str = "test",
     source: str = "builtin",
@@ -91,7 +100,8 @@ def load_environment(
     scan_cache_dir: str | None = None,
     dataset: str | None = None,
     strict: bool = True,
-    **_: Any,
+    warm_up: bool = True,
+    scoring_workers: int | None = None,
 ) -> vf.Environment:
     """Build E2.
 
@@ -109,7 +119,13 @@ def load_environment(
             (overrides source/path; its rows carry their oracle labels, nothing is scanned).
         strict: for "dir"/"hf": a file or row that fails to load fails the build (default);
             False skips it with a warning and counts it in `sv_dataset_info["skipped"]`.
+        warm_up: import and run every scanner once, in the background, at load
+            (`env.sv_warm_up` is its future), rather than inside the first rollout's scoring.
+        scoring_workers: size of the process-wide scoring thread pool (default
+            $SV_SCORING_WORKERS, else min(4, cpu count)); scoring never runs on the event loop.
     """
+    if scoring_workers is not None:
+        scoring_executor(scoring_workers)
     built: dict[str, Any] = {}
     skipped: dict[str, Any] = {}
     if dataset:
@@ -134,13 +150,15 @@ def load_environment(
         "rubric": build_rubric(parser, weights),
         "env_id": ENV_ID,
     }
-    env: vf.Environment = (
-        EpisodeToolEnv(
+    env: vf.Environment
+    if include_tools:  # imported here: the tool stack costs ~1 s of imports
+        from sv_shared.episode_tools import EpisodeToolEnv
+
+        env = EpisodeToolEnv(
             MODEL_TOOLS, ("kind", "name", "text"), EPISODE_ARG, max_turns=max_turns, **common
         )
-        if include_tools
-        else vf.SingleTurnEnv(**common)
-    )
+    else:
+        env = vf.SingleTurnEnv(**common)
     env.sv_dataset_info = (
         {
             "source": "dataset" if dataset else source,
@@ -163,4 +181,31 @@ def load_environment(
     env.sv_metrics = summarize_rows
     env.sv_answer_schema = answer_json_schema(sorted(CATALOGUE), for_decoding=True)
     env.sv_structured_output_default = not include_tools
+    env.sv_warm_up = warm_up_tools() if warm_up else None
     return env
+
+
+def _warm_tools() -> dict[str, float]:
+    """Import checkov, compile the Rego pack, start semgrep: one uncached scan of the first
+    built-in base of each kind. Seconds per kind; failures are logged, never raised."""
+    seconds: dict[str, float] = {}
+    bases = list(load_bases().values())
+    for kind in ("k8s", "terraform"):
+        config = next((c for c in bases if c.kind == kind), None)
+        if config is None:
+            continue
+        start = time.perf_counter()
+        try:
+            scan(config, cache=False)
+        except Exception:
+            log.exception("E2 tool warm-up on %s failed", config.name)
+        seconds[kind] = time.perf_counter() - start
+    log.debug("E2 tools warmed: %s", seconds)
+    return seconds
+
+
+@functools.cache
+def warm_up_tools() -> Future:
+    """Warm the scanners once per process, in the scoring pool (load returns at once; the
+    first rollout's re-scan waits on the warm-up in its worker thread, never on the loop)."""
+    return run_in_scoring_pool(_warm_tools)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
 
 import verifiers as vf
 from datasets import Dataset
@@ -17,8 +16,15 @@ from sv_env_network_logs.baselines import baseline_policies
 from sv_env_network_logs.data_pipeline import data_adapter
 from sv_env_network_logs.dataset import ENV_ID, load_flows
 from sv_env_network_logs.flows import LabeledFlow
-from sv_env_network_logs.prompts import SYSTEM_PROMPT, render_flow
+from sv_env_network_logs.prompts import (
+    COMPACT_SYSTEM_PROMPT,
+    PROMPT_STYLES,
+    SYSTEM_PROMPT,
+    render_flow,
+    render_flow_compact,
+)
 from sv_env_network_logs.rubric import ABSTAIN, LABELS, build_payoffs, build_rubric
+from sv_shared.env_args import accepts_env_args
 from sv_shared.parsers import JsonClassificationParser
 from sv_shared.rewards import RewardWeights, abstention_threshold
 
@@ -27,12 +33,13 @@ STRUCTURED_OUTPUT_DEFAULT = True
 __all__ = ["ENV_ID", "baseline_policies", "data_adapter", "load_environment", "to_rows"]
 
 
-def to_rows(items: list[LabeledFlow]) -> Dataset:
+def to_rows(items: list[LabeledFlow], prompt_style: str = "default") -> Dataset:
     """verifiers rows: the rendered flow as the question, the label as the answer."""
+    render = render_flow_compact if prompt_style == "compact" else render_flow
     return Dataset.from_list(
         [
             {
-                "question": render_flow(item.flow),
+                "question": render(item.flow),
                 "answer": item.label,
                 "info": {
                     "id": item.id,
@@ -46,6 +53,7 @@ def to_rows(items: list[LabeledFlow]) -> Dataset:
     )
 
 
+@accepts_env_args(ENV_ID)
 def load_environment(
     source: str = "synthetic",
     path: str | None = None,
@@ -60,7 +68,7 @@ def load_environment(
     include_background: bool = False,
     strict: bool = True,
     dataset: str | None = None,
-    **_: Any,
+    prompt_style: str = "default",
 ) -> vf.SingleTurnEnv:
     """Build the E1 environment.
 
@@ -77,7 +85,11 @@ def load_environment(
             a weight of 0 switches a component off.
         cost_matrix: gold -> predicted -> cost of a wrong answer (default: missed attack 2,
             false alarm 1). correct_payoff / abstain_payoff / invalid_payoff: the other payoffs.
+        prompt_style: "default" or "compact" (a short system prompt and a one-line flow,
+            same task and answer schema; for training and evaluating small models).
     """
+    if prompt_style not in PROMPT_STYLES:
+        raise ValueError(f"prompt_style '{prompt_style}': expected one of {PROMPT_STYLES}")
     if dataset:
         source, path = "dataset", dataset
     items, info = load_flows(
@@ -94,20 +106,22 @@ def load_environment(
         train, _ = load_flows(
             source, path=path, split="train", include_background=include_background, strict=strict
         )
-        return to_rows(train)
+        return to_rows(train, prompt_style)
 
     parser = JsonClassificationParser(allowed_labels=LABELS)
     payoffs = build_payoffs(cost_matrix, correct_payoff, abstain_payoff, invalid_payoff)
     weights = RewardWeights.from_mapping(reward_weights or {})
     env = vf.SingleTurnEnv(
         dataset=train_rows if split != "train" else None,
-        eval_dataset=to_rows(items),
-        system_prompt=SYSTEM_PROMPT,
+        eval_dataset=to_rows(items, prompt_style),
+        system_prompt=COMPACT_SYSTEM_PROMPT if prompt_style == "compact" else SYSTEM_PROMPT,
         parser=parser,
         rubric=build_rubric(parser, payoffs, weights),
         env_id=ENV_ID,
     )
     env.sv_dataset_info = info.to_dict() | {"n_selected": len(items), "order_seed": seed}
+    if prompt_style != "default":  # recorded in run metadata; default rows stay as they were
+        env.sv_dataset_info["prompt_style"] = prompt_style
     env.sv_labels = LABELS
     env.sv_payoffs = payoffs
     env.sv_answer_schema = parser.answer_json_schema()

@@ -156,23 +156,29 @@ def read_jsonl(
         raise DatasetError(f"{path}: file not found")
     out: list[LabeledFlow] = []
     seen: set[str] = set()
-    with path.open("r", encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            stats.rows += 1
-            try:
-                item = LabeledFlow.model_validate(json.loads(line))
-                if item.id in seen:
-                    raise ValueError(f"duplicate id {item.id!r}")
-            except (ValueError, ValidationError) as exc:
-                message = f"{path.name}: line {line_no}: {_short(exc)}"
-                if strict:
-                    raise DatasetError(message) from None
-                stats.skipped += 1
-                continue
-            seen.add(item.id)
-            out.append(item)
+    try:
+        with path.open("r", encoding="utf-8") as handle:
+            for line_no, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                stats.rows += 1
+                try:
+                    item = LabeledFlow.model_validate(json.loads(line))
+                    if item.id in seen:
+                        raise ValueError(f"duplicate id {item.id!r}")
+                except (ValueError, ValidationError) as exc:
+                    message = f"{path.name}: line {line_no}: {_short(exc)}"
+                    if strict:
+                        raise DatasetError(message) from None
+                    stats.skipped += 1
+                    continue
+                seen.add(item.id)
+                out.append(item)
+    except UnicodeDecodeError as exc:
+        raise DatasetError(
+            f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
+            "is it a binary or compressed file?"
+        ) from None
     return out
 
 

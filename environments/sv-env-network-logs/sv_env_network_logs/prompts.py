@@ -119,10 +119,125 @@ def parse_rendered_flow(text: str) -> Flow | None:
 
     Blocks must start and end on their own lines; the first block that parses wins, so
     prose that merely mentions the fence is ignored. Returns ``None`` when no valid block
-    exists (unknown or repeated keys, or invalid values, make a block invalid).
+    exists (unknown or repeated keys, or invalid values, make a block invalid). Compact
+    ``flow`` blocks (:func:`render_flow_compact`) are read when no default block parses.
     """
     for match in _BLOCK_RE.finditer(text):
         flow = _parse_block(match.group(1))
+        if flow is not None:
+            return flow
+    return parse_compact_flow(text)  # prompts rendered with `prompt_style="compact"`
+
+
+# --- compact rendering (`prompt_style="compact"`) ------------------------------------------
+# The same task and answer schema in a fraction of the tokens, for training small models and
+# evaluating them the way they were trained. The default rendering above is unchanged.
+
+PROMPT_STYLES = ("default", "compact")
+COMPACT_BLOCK_START = "```flow"
+
+COMPACT_SYSTEM_PROMPT = """Label one Zeek flow (a/b = src/dst; local T = monitored network): \
+Benign, Malicious (attack traffic) or Abstain. Wrong costs more than Abstain; missed \
+attacks most.
+JSON only: {"label": "Benign|Malicious|Abstain", "confidence": 0-1, "rationale": "short"}"""
+
+#: (compact key, Flow attribute of the src side, Flow attribute of the dst side or None).
+_COMPACT_FIELDS: tuple[tuple[str, str, str | None], ...] = (
+    ("proto", "proto", None),
+    ("service", "service", None),
+    ("src", "src_ip", None),
+    ("dst", "dst_ip", None),
+    ("local", "local_orig", "local_resp"),
+    ("dur", "duration", None),
+    ("bytes", "orig_bytes", "resp_bytes"),
+    ("pkts", "orig_pkts", "resp_pkts"),
+    ("ip_bytes", "orig_ip_bytes", "resp_ip_bytes"),
+    ("state", "conn_state", None),
+    ("history", "history", None),
+)
+_COMPACT_RE = re.compile(
+    rf"^{re.escape(COMPACT_BLOCK_START)}[ \t]*\n(.*?)\n{re.escape(FLOW_BLOCK_END)}[ \t]*$",
+    re.MULTILINE | re.DOTALL,
+)
+
+
+def _compact_value(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3f}".rstrip("0").rstrip(".") or "0"
+    return _format_value(value)
+
+
+def _endpoint(ip: str, port: int | None) -> str:
+    host = f"[{ip}]" if ":" in ip else ip
+    return host if port is None else f"{host}:{port}"
+
+
+def render_flow_compact(flow: Flow) -> str:
+    """A fenced ``flow`` block of ``key=value`` tokens (``a/b`` = src/dst).
+
+    ts and uid are dropped, and ip_bytes is shown only when bytes are absent.
+    """
+    parts = []
+    for key, attr, other in _COMPACT_FIELDS:
+        if key in ("src", "dst"):
+            port = flow.src_port if key == "src" else flow.dst_port
+            parts.append(f"{key}={_endpoint(getattr(flow, attr), port)}")
+            continue
+        first = getattr(flow, attr)
+        second = getattr(flow, other) if other else None
+        if first is None and second is None:
+            continue
+        if key == "ip_bytes" and (flow.orig_bytes, flow.resp_bytes) != (None, None):
+            continue  # shown only when the payload byte counts are absent
+        value = _compact_value(first)
+        if other:
+            value += "/" + _compact_value(second)
+        parts.append(f"{key}={value}")
+    return f"{COMPACT_BLOCK_START}\n{' '.join(parts)}\n{FLOW_BLOCK_END}"
+
+
+def format_user_prompt_compact(flow: Flow) -> str:
+    return render_flow_compact(flow)
+
+
+def _split_endpoint(text: str) -> tuple[str, str | None]:
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        return host, rest[1:] if rest.startswith(":") else None
+    host, sep, port = text.rpartition(":")
+    return (host, port) if sep else (text, None)
+
+
+def _parse_compact(body: str) -> Flow | None:
+    spec = {key: (attr, other) for key, attr, other in _COMPACT_FIELDS}
+    fields: dict[str, str] = {}
+    for token in body.split():
+        key, sep, value = token.partition("=")
+        if not sep or key not in spec:
+            return None
+        attr, other = spec[key]
+        if key in ("src", "dst"):
+            host, port = _split_endpoint(value)
+            fields[attr] = host
+            if port is not None:
+                fields["src_port" if key == "src" else "dst_port"] = port
+            continue
+        values = value.split("/", 1) if other else [value]
+        for name, item in zip((attr, other), values, strict=False):
+            if name and item != "-":
+                fields[name] = item
+    try:
+        return Flow(**fields)
+    except (ValidationError, ValueError, TypeError):
+        return None
+
+
+def parse_compact_flow(text: str) -> Flow | None:
+    """The :class:`Flow` of the first valid compact ``flow`` block in `text`, if any."""
+    for match in _COMPACT_RE.finditer(text):
+        flow = _parse_compact(match.group(1))
         if flow is not None:
             return flow
     return None

@@ -7,9 +7,12 @@ calibrated confidence and evidence that is checked against the email.
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 import verifiers as vf
+
+from sv_shared.env_args import accepts_env_args
 
 if TYPE_CHECKING:
     from sv_shared.data import DataAdapter
@@ -32,7 +35,11 @@ def data_adapter() -> DataAdapter:
     return adapter()
 
 
-def load_environment(**kwargs: Any) -> vf.Environment:
+@accepts_env_args(
+    ENV_ID,
+    forwards_to=lambda: importlib.import_module("sv_env_phishing_detection.environment").build_env,
+)
+def load_environment(prompt_style: str = "default", **kwargs: Any) -> vf.Environment:
     """Build the E4 environment.
 
     Args (all optional):
@@ -54,7 +61,13 @@ def load_environment(**kwargs: Any) -> vf.Environment:
             optional `domain_or_url,verdict` file it consults.
         comparable: render only subject, body and links (default: on for cross-corpus sources)
             so that which headers a corpus keeps cannot give its label away.
+        prompt_style: "default" or "compact" (indicator ids without descriptions, no Date/To
+            headers; same task, answer schema and evidence rules — for small models).
     """
     from .environment import build_env  # the package's leaf modules import without it
+    from .indicators import CATALOGUE
+    from .prompts import apply_prompt_style
 
-    return build_env(**kwargs)
+    env = build_env(**kwargs)
+    apply_prompt_style(env, prompt_style, CATALOGUE, bool(kwargs.get("include_tools")))
+    return env

@@ -29,6 +29,7 @@ from sv_env_redteam_attack.run_metrics import summarize_rows
 from sv_env_redteam_attack.scoring import build_rubric, exchanges_from_completion
 from sv_env_redteam_attack.target import TargetModel, build_target
 from sv_shared.data.store import build_provenance
+from sv_shared.env_args import accepts_env_args
 from sv_shared.rewards import weights_dataclass
 from sv_shared.safety import build_judge
 from sv_shared.safety.judge_card import judge_card
@@ -123,6 +124,7 @@ def resolve_judge(judge: str | SafetyJudge, cache_dir: str | None) -> SafetyJudg
     return judge
 
 
+@accepts_env_args(ENV_ID)
 def load_environment(
     source: str = "builtin",
     path: str | None = None,
@@ -146,7 +148,6 @@ def load_environment(
     keep_raw_unsafe: bool = False,
     dataset: str | None = None,
     split: str = "test",
-    **_: Any,
 ) -> vf.Environment:
     """Build E5.
 

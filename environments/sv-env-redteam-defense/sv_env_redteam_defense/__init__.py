@@ -7,7 +7,10 @@ benign conversations, including safe prompts that only look dangerous.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
+
+from sv_shared.env_args import accepts_env_args
 
 ENV_ID = "sv-env-redteam-defense"
 __all__ = ["ENV_ID", "baseline_policies", "data_adapter", "load_environment"]
@@ -27,6 +30,11 @@ def data_adapter() -> Any:
     return adapter()
 
 
+def _builder() -> Any:
+    return importlib.import_module("sv_env_redteam_defense.environment").load_environment
+
+
+@accepts_env_args(ENV_ID, forwards_to=_builder)
 def load_environment(**kwargs: Any) -> Any:
     """Build E6; see `sv_env_redteam_defense.environment.load_environment` for the arguments."""
     from .environment import load_environment as build  # leaf modules import without it

@@ -14,6 +14,7 @@ import verifiers as vf
 from datasets import Dataset
 
 from sv_shared.data.store import build_provenance
+from sv_shared.env_args import accepts_env_args
 from sv_shared.safety import SafetyJudge, build_judge, detect_refusal
 from sv_shared.safety.judge_card import judge_card
 
@@ -105,6 +106,7 @@ def resolve_judge(judge: str | SafetyJudge, cache_dir: str | None) -> SafetyJudg
     return build_judge(judge, cache_dir=cache_dir) if isinstance(judge, str) else judge
 
 
+@accepts_env_args(ENV_ID)
 def load_environment(
     source: str = "builtin",
     path: str | None = None,
@@ -120,7 +122,6 @@ def load_environment(
     dataset: str | None = None,
     split: str = "test",
     columns: Mapping[str, str] | None = None,
-    **_: Any,
 ) -> vf.Environment:
     """Build E6.
 

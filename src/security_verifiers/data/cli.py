@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 from rich.console import Console
@@ -14,6 +15,8 @@ from rich.table import Table
 
 from security_verifiers.environments import resolve_env
 from security_verifiers.errors import UserError
+
+T = TypeVar("T")
 
 data_app = typer.Typer(no_args_is_help=True, help="Build, validate and inspect datasets.")
 console = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
@@ -121,6 +124,41 @@ def _build_path(ref: str, env: str | None) -> Path:
         raise UserError(str(exc)) from None
 
 
+def _not_text(build: Path) -> Path | None:
+    """The first file of a build directory that is not UTF-8 text (None when all are)."""
+    candidates = [build / "metadata.json", *sorted(build.glob("*.jsonl"))]
+    for path in candidates:
+        try:
+            with path.open("r", encoding="utf-8") as handle:
+                for _ in handle:
+                    pass
+        except UnicodeDecodeError:
+            return path
+        except OSError:
+            continue
+    return None
+
+
+def _inspect(action: Callable[[Path], T], build: Path) -> T:
+    """Run `action` on a build directory; unreadable files become one-line user errors."""
+    from sv_shared.data.store import DatasetStoreError
+
+    try:
+        return action(build)
+    except DatasetStoreError as exc:
+        raise UserError(str(exc)) from None
+    except UnicodeDecodeError as exc:
+        bad = _not_text(build) or build
+        raise UserError(
+            f"{bad}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
+            "is it a binary or compressed file?"
+        ) from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise UserError(
+            f"{build}: not a readable built dataset ({type(exc).__name__}: {exc})"
+        ) from None
+
+
 @data_app.command("validate")
 def validate_command(
     path: Annotated[str, typer.Argument(help="Built dataset directory (or a name with --env).")],
@@ -129,7 +167,7 @@ def validate_command(
     """Re-check schema, hashes, counts, ids, grouping and contamination of a built dataset."""
     from security_verifiers.data.inspect_build import validate_build
 
-    check = validate_build(_build_path(path, env))
+    check = _inspect(validate_build, _build_path(path, env))
     n = sum(len(rows) for rows in check.rows.values())
     if check.ok:
         console.print(f"[green]valid[/green]: {check.build} ({n} rows, no contamination)")
@@ -147,12 +185,8 @@ def stats_command(
 ) -> None:
     """Label balance, scenario coverage and lengths per split."""
     from security_verifiers.data.inspect_build import build_stats
-    from sv_shared.data.store import DatasetStoreError
 
-    try:
-        stats = build_stats(_build_path(path, env))
-    except DatasetStoreError as exc:
-        raise UserError(str(exc)) from None
+    stats = _inspect(build_stats, _build_path(path, env))
     if as_json:
         typer.echo(json.dumps(stats, indent=2))
         return

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 class EvalConfig(BaseModel):
     env: str
     models: list[str]
-    n: int | None = Field(default=None, description="examples to evaluate; None = all")
+    n: int | None = Field(default=None, ge=1, description="examples to evaluate; None = all")
     seed: int = 42
     max_concurrent: int = Field(default=16, ge=1)
     temperature: float | None = 0.0
@@ -30,6 +30,9 @@ class EvalConfig(BaseModel):
     timeout_s: float = Field(default=120.0, gt=0)
     price_usd_per_mtok: tuple[float, float] | None = None
     show_progress: bool = True
+    progress_interval_s: float = Field(
+        default=30.0, gt=0, description="seconds between plain progress lines (no terminal)"
+    )
     json_schema: bool | None = Field(
         default=None,
         description="ask for schema-constrained JSON; None = the environment's default",

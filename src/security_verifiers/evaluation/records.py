@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from security_verifiers.models.spec import redact_url
 from sv_shared.episode_scoring import SCORING_ERROR
 
 
@@ -37,12 +39,29 @@ def _span(timing: Mapping[str, Any], name: str) -> float:
     return float(span.get("duration") or 0.0) if isinstance(span, Mapping) else 0.0
 
 
+_STATUS = re.compile(r"Error code: (\d{3})")
+_CALL = re.compile(r"^\s*(?P<name>\w+)\((?P<args>.*)\)\s*$", re.DOTALL)
+
+
 def _error_text(error: Any) -> str | None:
+    """One line for an error record: `HTTP 503 (ModelError -> InternalServerError): detail`."""
     if not error:
         return None
-    if isinstance(error, Mapping):
-        return str(error.get("error_chain_str") or error.get("message") or error.get("error"))
-    return str(error)
+    if not isinstance(error, Mapping):
+        return str(error)
+    chain = str(error.get("error_chain_str") or error.get("error") or "error")
+    detail = ""  # the first message along the chain (the wrapper errors carry none)
+    for part in str(error.get("error_chain_repr") or "").split(" -> "):
+        match = _CALL.match(part)
+        detail = match.group("args").strip().strip("'\"") if match else ""
+        if detail:
+            break
+    if not detail and error.get("message") and error.get("message") != error.get("error"):
+        detail = str(error["message"])
+    status = _STATUS.search(detail)
+    head = f"HTTP {status.group(1)} ({chain})" if status else chain
+    text = f"{head}: {detail}" if detail else head
+    return redact_url(text if len(text) <= 500 else text[:497] + "...")
 
 
 def _split_error(error: Any) -> tuple[str | None, str | None]:
@@ -84,8 +103,12 @@ def rollout_row(
     infra_error, model_error = _split_error(output.get("error"))
     if infra_error is None and metrics.get(SCORING_ERROR):
         infra_error = "the reward computation raised (traceback in the run log); rollout not scored"
+    if infra_error is None and output.get("stop_condition") == "timeout_reached" and not text:
+        infra_error = "the rollout timed out before the model answered"
     usage = output.get("token_usage") or {}
     timing = output.get("timing") or {}
+    if infra_error is not None:  # no answer to score: never aggregated as one
+        parsed, parse_error, metrics = None, None, {}
     return {
         "example_id": output.get("example_id"),
         "example_key": info.get("id"),
@@ -96,7 +119,7 @@ def rollout_row(
         "parse_error": parse_error,
         "rewards": {k: v for k, v in metrics.items() if is_component(k)},
         "metrics": {k: v for k, v in metrics.items() if not is_component(k)},
-        "reward": float(output.get("reward") or 0.0),
+        "reward": None if infra_error else float(output.get("reward") or 0.0),
         "latency_s": round(float(timing.get("total") or 0.0), 6),
         "tool_s": round(_span(timing, "env"), 6),
         "scoring_s": round(_span(timing, "scoring"), 6),
@@ -124,10 +147,10 @@ def failed_row(row: Mapping[str, Any], exc: BaseException, run_attempt: int) -> 
         "parse_error": None,
         "rewards": {},
         "metrics": {},
-        "reward": 0.0,
+        "reward": None,
         "latency_s": 0.0,
         "tokens": {"input": 0, "output": 0},
-        "error": f"{type(exc).__name__}: {exc}",
+        "error": redact_url(f"{type(exc).__name__}: {exc}"),
         "model_error": None,
         "attempt": run_attempt,
     }

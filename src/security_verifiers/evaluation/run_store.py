@@ -97,11 +97,17 @@ class RunStore:
 
 
 def find_resumable(model_dir: Path, fingerprint: str) -> RunStore | None:
-    """The newest unfinished run under `model_dir` with the same configuration fingerprint."""
+    """The newest run under `model_dir` with the same configuration fingerprint that still
+    has work to do: unfinished (`running`, `interrupted`) or `partial` (some rollouts errored;
+    resuming retries exactly those). A `complete` run has a scored answer for every rollout
+    (older runs marked complete despite errors count as partial)."""
     if not model_dir.is_dir():
         return None
     for run_dir in sorted((p for p in model_dir.iterdir() if p.is_dir()), reverse=True):
         meta = read_json(run_dir / METADATA) or {}
-        if meta.get("fingerprint") == fingerprint and meta.get("status") != "complete":
+        if meta.get("fingerprint") != fingerprint:
+            continue
+        if meta.get("status") != "complete" or meta.get("n_errors"):
             return RunStore(run_dir)
+        return None  # the newest such run is complete: a rerun starts a new one
     return None

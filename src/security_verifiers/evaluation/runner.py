@@ -33,13 +33,78 @@ from security_verifiers.evaluation.pricing import cost_usd
 from security_verifiers.evaluation.provenance import git_state, package_versions, platform_info
 from security_verifiers.evaluation.records import failed_row, rollout_row
 from security_verifiers.evaluation.run_store import SUMMARY, RunStore, find_resumable
-from security_verifiers.evaluation.summary import print_summary_table, summarize
+from security_verifiers.evaluation.summary import is_answer, print_summary_table, summarize
 from security_verifiers.models.clients import build_client, check_endpoint
 from security_verifiers.models.local_server import LocalServerPool
 from security_verifiers.models.response_cache import ResponseCache
-from security_verifiers.models.spec import ModelSpec, resolve_model
+from security_verifiers.models.spec import ModelSpec, redact, redact_url, resolve_model
 from security_verifiers.models.structured_output import response_format
+from sv_shared.env_args import allowed_env_args, check_env_args
 from sv_shared.rollout_logging import build_rollout_logger
+
+
+class PlainProgress:
+    """Progress as plain log lines on a console that is not a terminal (CI, `nohup`, a pipe):
+    `done/total`, errors, rate and ETA every `interval_s` seconds, and once at the end."""
+
+    def __init__(
+        self,
+        label: str,
+        *,
+        total: int,
+        done: int,
+        console: Console,
+        interval_s: float,
+        enabled: bool,
+    ) -> None:
+        self.label, self.total, self.start_done = label, total, done
+        self.done, self.failed = done, 0
+        self.console, self.interval_s, self.enabled = console, interval_s, enabled
+        self._started = time.monotonic()
+        self._task: asyncio.Task | None = None
+
+    def advance(self, *, failed: bool = False) -> None:
+        self.done += 1
+        self.failed += int(failed)
+
+    def line(self) -> str:
+        elapsed = time.monotonic() - self._started
+        new = self.done - self.start_done
+        rate = new / elapsed if elapsed > 0 else 0.0
+        left = self.total - self.done
+        eta = _duration(left / rate) if rate > 0 else "unknown"
+        errors = f", {self.failed} errored" if self.failed else ""
+        return (
+            f"{self.label}: {self.done}/{self.total} rollouts{errors}, "
+            f"{rate * 60:.1f}/min, elapsed {_duration(elapsed)}, ETA {eta}"
+        )
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval_s)
+            self.console.print(self.line(), markup=False, highlight=False)
+
+    async def __aenter__(self) -> PlainProgress:
+        if self.enabled:
+            self._started = time.monotonic()
+            self.console.print(self.line(), markup=False, highlight=False)
+            self._task = asyncio.create_task(self._tick())
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+            self.console.print(self.line(), markup=False, highlight=False)
+
+
+def _duration(seconds: float) -> str:
+    seconds = round(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
 
 @dataclass
@@ -53,24 +118,60 @@ class ModelRun:
 
 
 def load_env(entry: EnvEntry, env_args: Mapping[str, Any]) -> vf.Environment:
-    """Load through verifiers, turning dataset and argument mistakes into user errors."""
-    entry.module()
+    """Load through verifiers, turning dataset and argument mistakes into user errors.
+
+    Unknown argument names are rejected before anything is built when the environment
+    declares what it accepts (`sv_shared.env_args`) or has no `**kwargs` catch-all.
+    """
+    module = entry.module()
+    allowed = allowed_env_args(getattr(module, "load_environment", lambda: None))
+    if allowed is not None:
+        try:
+            check_env_args(entry.env_id, env_args, allowed)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
     datasets.disable_progress_bars()
     try:
         return vf.load_environment(entry.env_id, **env_args)
     except RuntimeError as exc:  # verifiers wraps whatever load_environment raised
         cause = exc.__cause__ or exc
         if isinstance(cause, (ValueError, TypeError, OSError)):
-            raise UserError(f"cannot load {entry.env_id}: {cause}") from None
+            raise UserError(_load_problem(entry, env_args, cause)) from None
         raise
     except (ValueError, TypeError, OSError) as exc:
-        raise UserError(f"cannot load {entry.env_id}: {exc}") from None
+        raise UserError(_load_problem(entry, env_args, exc)) from None
+
+
+def _load_problem(entry: EnvEntry, env_args: Mapping[str, Any], exc: BaseException) -> str:
+    """One line for a failed load; a decode error names the file it came from."""
+    if isinstance(exc, UnicodeDecodeError):
+        where = env_args.get("path") or env_args.get("dataset") or "an input file"
+        return (
+            f"cannot load {entry.env_id}: {where} is not UTF-8 text "
+            f"({exc.reason} at byte {exc.start}); is it a binary or compressed file?"
+        )
+    return redact_url(f"cannot load {entry.env_id}: {exc}")
+
+
+def _note_skipped_rows(env: vf.Environment, console: Console) -> None:
+    """Say so when a lenient load (`strict=false`) dropped malformed input rows."""
+    info = getattr(env, "sv_dataset_info", None) or {}
+    skipped = info.get("skipped") if isinstance(info, Mapping) else None
+    if isinstance(skipped, int) and skipped > 0:
+        where = info.get("path") or info.get("source") or env.env_id
+        console.print(
+            f"[yellow]note: {skipped} malformed input row(s) of {redact_url(str(where))} were "
+            "skipped (strict=false); the reasons are in the load log and metadata.json "
+            "'dataset'[/yellow]"
+        )
 
 
 def select_inputs(env: vf.Environment, n: int | None, seed: int) -> list[dict[str, Any]]:
     """The first `n` examples of the evaluation set in an order fixed by `seed`."""
     dataset = env.get_eval_dataset()
     total = len(dataset)
+    if n is not None and n < 1:
+        raise UserError(f"-n {n}: give a positive number of examples, or -1 for all {total}")
     if n is not None and n > total:
         raise UserError(
             f"N={n} is larger than the dataset ({total} examples in {env.env_id}); "
@@ -78,7 +179,7 @@ def select_inputs(env: vf.Environment, n: int | None, seed: int) -> list[dict[st
         )
     order = list(range(total))
     random.Random(seed).shuffle(order)
-    chosen = order[: n if n is not None and n > 0 else total]
+    chosen = order[: n if n is not None else total]
     return [dataset[i] for i in chosen]
 
 
@@ -116,9 +217,18 @@ async def evaluate(config: EvalConfig, console: Console | None = None) -> list[M
         opponent = await start_opponent(config, entry, local_servers, cache)
         try:
             env_args = {**config.env_args, **(opponent.env_args() if opponent else {})}
+            loading = time.perf_counter()
+            if config.show_progress:
+                console.print(f"[dim]Loading {entry.env_id} ...[/dim]")
             env = load_env(entry, env_args)
             env.sv_target = opponent.spec.name if opponent else None
             inputs = select_inputs(env, config.n, config.seed)
+            _note_skipped_rows(env, console)
+            if config.show_progress:
+                console.print(
+                    f"[dim]Loaded {entry.env_id} in {_duration(time.perf_counter() - loading)}; "
+                    f"evaluating {len(inputs)} examples with {len(specs)} model(s)[/dim]"
+                )
             for spec in specs:
                 runs.append(
                     await _evaluate_with_server(
@@ -156,7 +266,7 @@ async def _evaluate_with_server(
         server = local_servers.get_hf(spec.checkpoint, spec.model_id)
         spec = replace(spec, base_url=server.base_url)
     try:
-        return await _evaluate_model(config, entry, env, inputs, spec, baselines, cache, console)
+        run = await _evaluate_model(config, entry, env, inputs, spec, baselines, cache, console)
     except UserError as exc:
         if server is not None and not server.alive():
             raise UserError(
@@ -164,6 +274,12 @@ async def _evaluate_with_server(
                 f"{server.log_tail()}"
             ) from None
         raise
+    if run.summary.get("n_errors") and server is not None and not server.alive():
+        raise UserError(
+            f"{run.summary['n_errors']} rollouts for '{spec.name}' got no answer: the local "
+            f"model server exited during the run; its log ends:\n{server.log_tail()}"
+        )
+    return run
 
 
 async def _evaluate_model(
@@ -214,12 +330,12 @@ def _run_identity(
     keys = [(row.get("info") or {}).get("id", row["example_id"]) for row in inputs]
     return {
         "env_id": env.env_id,
-        "env_args": config.env_args,
+        "env_args": redact(config.env_args),
         "dataset_hash": getattr(env, "sv_dataset_info", {}).get("content_hash"),
         "examples_hash": fingerprint({"keys": keys}),
         "model": spec.name,
         "model_id": spec.model_id,
-        "base_url": spec.base_url if spec.kind == "endpoint" else spec.kind,
+        "base_url": spec.public_url if spec.kind == "endpoint" else spec.kind,
         "gguf": str(spec.gguf) if spec.gguf else None,
         "sampling_args": dict(sampling),
         "reward_config": getattr(env, "sv_reward_config", None),
@@ -250,8 +366,10 @@ async def _run_rollouts(
         store = new_run_store(model_dir, run_fingerprint)
     if not store.lock():
         raise UserError(f"{store.dir} is being written by another sv process; wait or use --fresh")
-    kept = [row for row in store.load_results() if not row.get("error")]
+    loaded = store.load_results()
+    kept = [row for row in loaded if is_answer(row)]
     done = {row["example_id"] for row in kept}
+    retrying = len({row["example_id"] for row in loaded if not is_answer(row)} - done)
     kept = list({row["example_id"]: row for row in kept}.values())
     store.rewrite_results(kept)
     attempt = int((previous or {}).get("attempts", 0)) + 1
@@ -279,9 +397,12 @@ async def _run_rollouts(
         "started_at": (previous or {}).get("started_at") or datetime.now(UTC).isoformat(),
         "resumed_rows": len(kept),
     }
-    store.write_metadata(metadata)
-    if kept:
-        console.print(f"Resuming {store.dir}: {len(kept)} of {len(inputs)} rollouts already done")
+    store.write_metadata(redact(metadata))
+    if kept or retrying:
+        again = f"; retrying the {retrying} that errored" if retrying else ""
+        console.print(
+            f"Resuming {store.dir}: {len(kept)} of {len(inputs)} rollouts already scored{again}"
+        )
 
     vf_client = vf.OpenAIChatCompletionsClient(client)
     rollout_log = build_rollout_logger(
@@ -300,8 +421,16 @@ async def _run_rollouts(
         MofNCompleteColumn(),
         TimeRemainingColumn(),
         console=console,
-        disable=not config.show_progress,
+        disable=not (config.show_progress and console.is_terminal),
         transient=True,
+    )
+    plain = PlainProgress(
+        f"{entry.key} · {spec.name}",
+        total=len(inputs),
+        done=len(kept),
+        console=console,
+        interval_s=config.progress_interval_s,
+        enabled=config.show_progress and not console.is_terminal,
     )
 
     async def one(row: dict[str, Any], task_id: Any) -> None:
@@ -319,25 +448,31 @@ async def _run_rollouts(
                 result = failed_row(row, exc, attempt)
             rollout_log.log(result)
             progress.advance(task_id)
+            plain.advance(failed=not is_answer(result))
 
+    finished = False
     try:
         with progress:
-            task_id = progress.add_task(
-                f"{entry.key} · {spec.name}", total=len(inputs), completed=len(kept)
-            )
-            await asyncio.gather(*(one(row, task_id) for row in todo))
-        status = "complete"
+            async with plain:
+                task_id = progress.add_task(
+                    f"{entry.key} · {spec.name}", total=len(inputs), completed=len(kept)
+                )
+                await asyncio.gather(*(one(row, task_id) for row in todo))
+        finished = True
     finally:
         rows = store.load_results()
+        if finished:
+            scored = {row["example_id"] for row in rows if is_answer(row)}
+            every = all(row["example_id"] in scored for row in inputs)
+            status = "complete" if every else "partial"
         elapsed = time.perf_counter() - started
         metadata.update(
             _final_fields(config, spec, rows, elapsed, len(todo), cache, status, attempt)
         )
-        store.write_metadata(metadata)
+        store.write_metadata(redact(metadata))
         store.unlock()
-        if status != "complete":
+        if not finished:
             rollout_log.close()
-        if status != "complete":
             console.print(
                 f"[yellow]Stopped: {len(rows)} of {len(inputs)} rollouts saved in {store.dir}; "
                 f"rerun the same command to resume.[/yellow]"
@@ -350,11 +485,9 @@ async def _run_rollouts(
         env_metrics=getattr(env, "sv_metrics", None),
     )
     summary.update({"model": spec.name, "env_id": env.env_id, "run_id": store.dir.name})
+    summary = redact(summary)
     rollout_log.log_summary(summary)
     rollout_log.close()
-    if rows and summary["n_errors"] == len(rows):
-        first = next(r["error"] for r in rows if r.get("error"))
-        raise UserError(f"every rollout for '{spec.name}' failed; first error: {first}")
     return ModelRun(spec=spec, run_dir=store.dir, summary=summary, resumed_rows=len(kept))
 
 
@@ -377,7 +510,8 @@ def _final_fields(
         "status": status,
         "finished_at": datetime.now(UTC).isoformat(),
         "n_completed": len(rows),
-        "n_errors": sum(1 for r in rows if r.get("error")),
+        "n_scored": sum(1 for r in rows if is_answer(r)),
+        "n_errors": sum(1 for r in rows if not is_answer(r)),
         "timings": {
             "this_attempt_s": round(elapsed, 3),
             "rollouts_this_attempt": attempted,

@@ -13,6 +13,31 @@ from sv_shared.metrics import bootstrap_ci, classification_metrics
 from sv_shared.rewards import Payoffs
 
 
+def is_answer(row: Mapping[str, Any]) -> bool:
+    """True for a rollout with a scored answer; False for one whose model call (or scoring)
+    failed — an error, never counted as an answer."""
+    return not row.get("error") and row.get("reward") is not None
+
+
+def example_order(row: Mapping[str, Any]) -> tuple[int, Any]:
+    """Sort key: example id (numbers before strings), independent of completion order."""
+    key = row.get("example_id")
+    return (0, key) if isinstance(key, int) else (1, str(key))
+
+
+def reward_interval(
+    rows: Sequence[Mapping[str, Any]], seed: int, n_resamples: int = 1000
+) -> list[float] | None:
+    """Percentile-bootstrap 95% CI of the mean reward of the scored rows, resampled in example
+    order with `seed` (the run's seed): two runs with the same per-example rewards get the
+    same interval whatever order their rollouts finished in. None when nothing was scored."""
+    scored = sorted((r for r in rows if is_answer(r)), key=example_order)
+    if not scored:
+        return None
+    rewards = [float(r["reward"]) for r in scored]
+    return list(bootstrap_ci(rewards, seed=seed, n_resamples=n_resamples))
+
+
 def summarize(
     rows: Sequence[Mapping[str, Any]],
     *,
@@ -20,33 +45,41 @@ def summarize(
     seed: int,
     env_metrics: Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Metrics over all rows; failed rollouts count as invalid answers (and are reported).
+    """Metrics over the scored rows. Rollouts that errored (no answer from the model, or a
+    failed scoring) are left out of every aggregate and counted in `n_errors`.
 
-    `env_metrics` (an environment's `sv_metrics`) replaces the default classification metrics.
+    `n` is the number of scored answers, `n_rollouts` every row. `env_metrics` (an
+    environment's `sv_metrics`) replaces the default classification metrics.
     """
-    rewards = [float(r["reward"]) for r in rows]
-    latencies = sorted(float(r.get("latency_s") or 0.0) for r in rows)
+    all_rows = sorted(rows, key=example_order)
+    answered = [r for r in all_rows if is_answer(r)]
+    rewards = [float(r["reward"]) for r in answered]
+    latencies = sorted(float(r.get("latency_s") or 0.0) for r in answered)
     summary: dict[str, Any] = {
-        "n": len(rows),
-        "n_errors": sum(1 for r in rows if r.get("error")),
+        "n": len(answered),
+        "n_errors": len(all_rows) - len(answered),
+        "n_rollouts": len(all_rows),
         "reward_mean": statistics.fmean(rewards) if rewards else None,
-        "reward_ci95": list(bootstrap_ci(rewards, seed=seed)) if rewards else None,
-        "reward_components_mean": _component_means(rows),
+        "reward_ci95": reward_interval(answered, seed),
+        "reward_components_mean": _component_means(answered),
         "latency_s_p50": _quantile(latencies, 0.5),
         "latency_s_p95": _quantile(latencies, 0.95),
-        "tool_s_mean": statistics.fmean(float(r.get("tool_s") or 0.0) for r in rows)
-        if rows
+        "tool_s_mean": statistics.fmean(float(r.get("tool_s") or 0.0) for r in answered)
+        if answered
         else None,
-        "scoring_s_p50": _quantile(sorted(float(r.get("scoring_s") or 0.0) for r in rows), 0.5),
-        "tokens_input": sum(int(r.get("tokens", {}).get("input", 0)) for r in rows),
-        "tokens_output": sum(int(r.get("tokens", {}).get("output", 0)) for r in rows),
+        "scoring_s_p50": _quantile(sorted(float(r.get("scoring_s") or 0.0) for r in answered), 0.5),
+        "tokens_input": sum(int(r.get("tokens", {}).get("input", 0)) for r in all_rows),
+        "tokens_output": sum(int(r.get("tokens", {}).get("output", 0)) for r in all_rows),
     }
-    if rows and env_metrics is not None:
-        summary["metrics"] = env_metrics(rows)
-    elif rows and all("gold" in r for r in rows):
-        parsed = [r.get("parsed") or {} for r in rows]
+    errors = [str(r["error"]) for r in all_rows if r.get("error")]
+    if errors:
+        summary["first_error"] = errors[0]
+    if answered and env_metrics is not None:
+        summary["metrics"] = env_metrics(answered)
+    elif answered and all("gold" in r for r in answered):
+        parsed = [r.get("parsed") or {} for r in answered]
         summary["metrics"] = classification_metrics(
-            [r["gold"] for r in rows],
+            [r["gold"] for r in answered],
             [p.get("label") for p in parsed],
             [p.get("confidence") for p in parsed],
             payoffs=payoffs,
@@ -113,8 +146,21 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+WIDE_TABLE_MIN_COLUMNS = 120
+"""Below this console width the summary is printed one model per column (metrics as rows)."""
+
+
+def _ci_text(summary: Mapping[str, Any]) -> str:
+    ci = summary.get("reward_ci95")
+    return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "–"
+
+
 def print_summary_table(results: Sequence[tuple[str, Mapping[str, Any]]], console: Console) -> None:
-    """One row per model: mean reward (95% CI) and the headline metrics."""
+    """Mean reward (95% CI), errors and the headline metrics of each model.
+
+    At 120 columns or more (and when it fits) one row per model; narrower, the table is
+    transposed — one row per metric, one column per model — so no number is ever cut.
+    """
 
     def value(summary: Mapping[str, Any], key: str) -> Any:
         return summary.get(key) if key == "reward_mean" else (summary.get("metrics") or {}).get(key)
@@ -124,15 +170,37 @@ def print_summary_table(results: Sequence[tuple[str, Mapping[str, Any]]], consol
         for header, key in TABLE_COLUMNS
         if any(value(summary, key) is not None for _, summary in results)
     ]
-    table = Table(title="Evaluation summary", show_lines=False)
-    table.add_column("model")
-    table.add_column("n", justify="right")
-    for header, _ in columns:
-        table.add_column(header, justify="right")
-    table.add_column("reward 95% CI", justify="right")
-    for model, summary in results:
-        cells = [_fmt(value(summary, key)) for _, key in columns]
-        ci = summary.get("reward_ci95")
-        ci_text = f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "–"
-        table.add_row(model, str(summary.get("n")), *cells, ci_text)
+    lines: list[tuple[str, list[str]]] = [
+        ("n", [str(summary.get("n")) for _, summary in results]),
+        ("errors", [str(summary.get("n_errors") or 0) for _, summary in results]),
+        *(
+            (header, [_fmt(value(summary, key)) for _, summary in results])
+            for header, key in columns
+        ),
+        ("reward 95% CI", [_ci_text(summary) for _, summary in results]),
+    ]
+    models = [model for model, _ in results]
+    wide_width = (
+        sum(max(len(header), *(len(c) for c in cells)) + 3 for header, cells in lines)
+        + max((len(m) for m in models), default=5)
+        + 4
+    )
+    if console.width >= WIDE_TABLE_MIN_COLUMNS and wide_width <= console.width:
+        table = Table(title="Evaluation summary", show_lines=False)
+        table.add_column("model", overflow="fold")
+        for header, _ in lines:
+            table.add_column(header, justify="right", no_wrap=True)
+        for i, model in enumerate(models):
+            table.add_row(model, *(cells[i] for _, cells in lines))
+    else:  # transposed, in as many blocks of models as the width needs
+        per_block = max(1, (console.width - 18) // 19)
+        for start in range(0, len(models), per_block):
+            table = Table(title="Evaluation summary", show_lines=False)
+            table.add_column("metric", no_wrap=True)
+            for model in models[start : start + per_block]:
+                table.add_column(model, justify="right", overflow="fold", min_width=16)
+            for header, cells in lines:
+                table.add_row(header, *cells[start : start + per_block])
+            console.print(table)
+        return
     console.print(table)

@@ -25,6 +25,7 @@ from rich.console import Console
 from security_verifiers.environments import ENVIRONMENTS, resolve_env
 from security_verifiers.errors import UserError
 from security_verifiers.evaluation.run_store import RunStore, write_json_atomic
+from security_verifiers.evaluation.summary import is_answer
 from security_verifiers.gate.core_metrics import core_metrics, metric_value
 from security_verifiers.gate.gate import GateResult, compare, print_result
 from security_verifiers.gate.snapshot import golden_snapshot, load_run, read_golden
@@ -87,7 +88,9 @@ def _entry(run_dir: Path, seed: int) -> dict[str, Any]:
     """The stored part of one run: identity, core metrics, reward components and a CI
     recomputed from rows in example order (so concurrency cannot reorder the bootstrap)."""
     snap = load_run(run_dir)
-    rows = sorted(RunStore(run_dir).load_results(), key=lambda r: r["example_id"])
+    rows = sorted(
+        (r for r in RunStore(run_dir).load_results() if is_answer(r)), key=lambda r: r["example_id"]
+    )
     rewards = [float(r["reward"]) for r in rows]
     metrics = {
         m.key: metric_value(snap.summary, m.key)

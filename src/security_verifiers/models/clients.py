@@ -54,14 +54,14 @@ async def check_endpoint(client: openai.AsyncOpenAI, spec: ModelSpec) -> None:
     try:
         page = await probe.models.list()
     except openai.APIConnectionError as exc:
-        raise UserError(f"cannot reach {spec.base_url} for model '{spec.name}': {exc}") from None
+        raise UserError(f"cannot reach {spec.public_url} for model '{spec.name}': {exc}") from None
     except openai.AuthenticationError:
         raise UserError(
-            f"{spec.base_url} rejected the API key from ${spec.api_key_env} (401)"
+            f"{spec.public_url} rejected the API key from ${spec.api_key_env} (401)"
         ) from None
     except openai.APIStatusError:
         return  # some providers do not implement /models; the first request will tell
     available = [m.id for m in page.data]
     if available and spec.model_id not in available:
         shown = ", ".join(available[:12]) + (" ..." if len(available) > 12 else "")
-        raise UserError(f"unknown model '{spec.model_id}' at {spec.base_url}; it serves: {shown}")
+        raise UserError(f"unknown model '{spec.model_id}' at {spec.public_url}; it serves: {shown}")

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from security_verifiers.errors import UserError
 from security_verifiers.models.hf_server import checkpoint_of
@@ -16,10 +18,57 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 BASELINE_BASE_URL = "http://sv-baseline.invalid/v1"
 """Never contacted: baseline requests are answered in-process by a transport."""
 
+_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/?#\s<>\"'`]*@)")
+"""`scheme://userinfo@`; userinfo runs to the last `@` of the authority (a password may hold
+an unescaped `@`)."""
+
+
+def redact_url(text: str) -> str:
+    """`text` with the user:password part of every URL in it removed
+    (`m@http://user:pw@host/v1` -> `m@http://host/v1`)."""
+    return _USERINFO.sub(lambda m: m.group("scheme"), text)
+
+
+def redact(value: Any) -> Any:
+    """`redact_url` applied to every string inside `value` (dicts, lists, tuples)."""
+    if isinstance(value, str):
+        return redact_url(value)
+    if isinstance(value, Mapping):
+        return {redact(k): redact(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact(v) for v in value]
+    return value
+
+
+def check_url(url: str, what: str) -> str:
+    """`url` (trailing slash removed) if it is an http(s) URL with a host and a valid port;
+    otherwise a UserError naming `what` and the problem (never the password)."""
+    shown = redact_url(url)
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # raises on a non-numeric or out-of-range port
+    except ValueError as exc:
+        raise UserError(f"{what} '{shown}': {_port_problem(exc)}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UserError(f"{what} '{shown}': expected http(s)://HOST[:PORT]/v1")
+    if port == 0:
+        raise UserError(f"{what} '{shown}': port must be between 1 and 65535")
+    return url.rstrip("/")
+
+
+def _port_problem(exc: ValueError) -> str:
+    text = str(exc)
+    if "out of range" in text:
+        return "port must be between 1 and 65535"
+    if "invalid literal" in text or "Port could not be cast" in text:
+        return "the port is not a number"
+    return f"not a valid URL ({text})"
+
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A model to evaluate. `name` is what the user typed (and names the artifact directory)."""
+    """A model to evaluate. `name` is what the user typed, any URL password removed (it names
+    the artifact directory); `base_url` keeps credentials for the client only."""
 
     name: str
     model_id: str
@@ -30,6 +79,11 @@ class ModelSpec:
     """For `local` models: the GGUF file the harness serves (base_url is set once it runs)."""
     checkpoint: str | None = None
     """For `hf` models: the checkpoint the harness serves with transformers (see hf_server)."""
+
+    @property
+    def public_url(self) -> str:
+        """`base_url` without credentials: the only form written to artifacts or the console."""
+        return redact_url(self.base_url)
 
     @property
     def slug(self) -> str:
@@ -80,9 +134,16 @@ def resolve_model(
     if "@" in name:
         model_id, _, url = name.partition("@")
         if not model_id or not url.startswith(("http://", "https://")):
-            raise UserError(f"model '{name}': expected the form MODEL@http(s)://HOST[:PORT]/v1")
-        return ModelSpec(name, model_id, "endpoint", url.rstrip("/"), api_key_env)
-    url = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
+            raise UserError(
+                f"model '{redact_url(name)}': expected the form MODEL@http(s)://HOST[:PORT]/v1"
+            )
+        url = check_url(url, f"model '{model_id}': URL")
+        return ModelSpec(redact_url(name), model_id, "endpoint", url, api_key_env)
+    if base_url:
+        base_url = check_url(base_url, "--base-url")
+    elif os.environ.get("OPENAI_BASE_URL"):
+        base_url = check_url(os.environ["OPENAI_BASE_URL"], "OPENAI_BASE_URL")
+    url = base_url or OPENAI_BASE_URL
     if url.rstrip("/") == OPENAI_BASE_URL and not os.environ.get(api_key_env):
         known = ", ".join(sorted(baselines))
         raise UserError(

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from security_verifiers.errors import UserError
 from security_verifiers.reports.compare import pairwise
+from security_verifiers.reports.definitions import definitions_for
 from security_verifiers.reports.figures import TITLES, draw
 from security_verifiers.reports.html import render_html
 from security_verifiers.reports.markdown import render_markdown
 from security_verifiers.reports.profiles import profile_for
+from security_verifiers.reports.provenance import provenance_rows
+from security_verifiers.reports.redact import display_path, slug, strip_userinfo
 from security_verifiers.reports.runs import Run, load_runs
 from security_verifiers.reports.section import EnvSection, FigureRef, Report
 from security_verifiers.reports.tables import calibration_bins, metric_table
@@ -26,6 +31,8 @@ class ReportPaths:
     html: Path
     markdown: Path
     figures: list[Path] = field(default_factory=list)
+    flagged: list[str] = field(default_factory=list)
+    """One line per run that is in the report but not complete."""
 
 
 def default_out_dir(runs: Sequence[Run]) -> Path:
@@ -34,16 +41,35 @@ def default_out_dir(runs: Sequence[Run]) -> Path:
 
 
 def run_labels(runs: Sequence[Run]) -> list[str]:
-    """Model names, with the run id added where a model appears more than once."""
+    """Model names (credentials stripped), with the run id added where a model appears more
+    than once and the status where a run is not complete."""
     counts = Counter(r.model for r in runs)
-    return [r.model if counts[r.model] == 1 else f"{r.model} @ {r.run_id}" for r in runs]
+    labels = []
+    for run in runs:
+        label = run.model if counts[run.model] == 1 else f"{run.model} @ {run.run_id}"
+        labels.append(label if run.is_complete else f"{label} [{run.status}]")
+    return labels
+
+
+def _skipped_path(path: Path, out: Path) -> str:
+    """An unfinished run's folder for printing (credentials in its model slug replaced)."""
+    try:
+        model = str(json.loads((path / "metadata.json").read_text()).get("model") or "")
+    except (OSError, ValueError, AttributeError):
+        model = ""
+    safe = strip_userinfo(model)
+    return display_path(path, out, {slug(model): slug(safe)} if model != safe else None)
 
 
 def _sort_key(run: Run) -> tuple[str, str]:
     return run.model, run.run_id
 
 
-def build_section(env_runs: Sequence[Run], figures_dir: Path, *, seed: int = 0) -> EnvSection:
+def build_section(
+    env_runs: Sequence[Run], figures_dir: Path, *, seed: int = 0, out_dir: Path | None = None
+) -> EnvSection:
+    """One environment's tables and figures; `seed` is for paired comparisons (and for the
+    intervals of a run without a seed of its own)."""
     runs = sorted(env_runs, key=_sort_key)
     labels = run_labels(runs)
     env_key = runs[0].env_key
@@ -55,6 +81,7 @@ def build_section(env_runs: Sequence[Run], figures_dir: Path, *, seed: int = 0) 
         labels=labels,
         table=metric_table(runs, labels, profile, seed=seed),
         comparisons=pairwise(runs, seed=seed),
+        provenance=provenance_rows(runs, out_dir or figures_dir.parent),
     )
     if "reliability" in profile.figures:
         section.calibration = [
@@ -62,7 +89,13 @@ def build_section(env_runs: Sequence[Run], figures_dir: Path, *, seed: int = 0) 
         ]
     for kind in profile.figures:
         path = draw(
-            kind, runs, labels, figures_dir / f"{env_key}_{kind}.png", profile.success_metrics
+            kind,
+            runs,
+            labels,
+            figures_dir / f"{env_key}_{kind}.png",
+            profile.success_metrics,
+            table=section.table,
+            seed=seed,
         )
         if path is not None:
             section.figures.append(FigureRef(kind, TITLES[kind], path))
@@ -70,20 +103,49 @@ def build_section(env_runs: Sequence[Run], figures_dir: Path, *, seed: int = 0) 
 
 
 def build_report(
-    run_dirs: Sequence[str | Path], out_dir: str | Path | None = None, *, seed: int = 0
+    run_dirs: Sequence[str | Path],
+    out_dir: str | Path | None = None,
+    *,
+    seed: int = 0,
+    complete_only: bool = False,
 ) -> ReportPaths:
-    """Write report.html, report.md and figures/*.png for the runs (dirs or globs)."""
-    runs, skipped = load_runs(run_dirs)
-    out = Path(out_dir) if out_dir is not None else default_out_dir(runs)
+    """Write report.html, report.md and figures/*.png for the runs (dirs or globs).
+
+    Runs that are not complete (partial, running, interrupted) are flagged, with their errored
+    rollouts left out of every number; `complete_only` leaves such runs out altogether.
+    """
+    loaded, skipped = load_runs(run_dirs)
+    out = Path(out_dir) if out_dir is not None else default_out_dir(loaded)
+    runs = [r for r in loaded if r.is_complete] if complete_only else loaded
+    excluded = [
+        (display_path(r.path, out, r.path_secrets()), r.status_note())
+        for r in loaded
+        if complete_only and not r.is_complete
+    ]
+    if not runs:
+        raise UserError(
+            f"no complete runs among {len(loaded)} finished run(s) "
+            f"({'; '.join(note for _, note in excluded)}); drop --complete-only to see them"
+        )
     figures_dir = out / "figures"
     by_env: dict[str, list[Run]] = {}
     for run in runs:
         by_env.setdefault(run.env_key, []).append(run)
-    sections = [build_section(by_env[key], figures_dir, seed=seed) for key in sorted(by_env)]
-    report = Report(sections, skipped, out)
+    sections = [
+        build_section(by_env[key], figures_dir, seed=seed, out_dir=out) for key in sorted(by_env)
+    ]
+    shown = [key for s in sections for key in s.table.rows]
+    report = Report(
+        sections,
+        [_skipped_path(p, out) for p in skipped],
+        out,
+        excluded=excluded,
+        definitions=definitions_for(shown),
+    )
     out.mkdir(parents=True, exist_ok=True)
     html_path, md_path = out / "report.html", out / "report.md"
     html_path.write_text(render_html(report))
     md_path.write_text(render_markdown(report))
     figures = [f.path for s in sections for f in s.figures]
-    return ReportPaths(out, html_path, md_path, figures)
+    flagged = [f"{s.env_key} {label}: {note}" for s in sections for label, note in s.flagged]
+    return ReportPaths(out, html_path, md_path, figures, flagged)

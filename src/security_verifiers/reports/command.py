@@ -1,7 +1,7 @@
 """`sv report`: the typer command function (wired into the CLI by `cli.py`)."""
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: typer (and cli.py's wrappers, which read this
+# signature with inspect) need the annotations as objects, not strings.
 from pathlib import Path
 from typing import Annotated
 
@@ -16,12 +16,28 @@ def report(
         Path | None,
         typer.Option("--out", "-o", help="Output folder (default: <common parent>/report)."),
     ] = None,
-    seed: Annotated[int, typer.Option(help="Bootstrap / permutation seed.")] = 0,
+    seed: Annotated[
+        int,
+        typer.Option(
+            help="Seed of the paired comparisons (a run's own intervals use the run's seed)."
+        ),
+    ] = 0,
+    complete_only: Annotated[
+        bool,
+        typer.Option(
+            "--complete-only",
+            help="Leave out runs that are not complete (partial: some rollouts errored; "
+            "running; interrupted). By default they are included, flagged, with errored "
+            "rollouts left out of every number.",
+        ),
+    ] = False,
 ) -> None:
     """Metric tables with 95% CIs, paired comparisons, figures: report.html and report.md."""
     from security_verifiers.reports.build import build_report  # matplotlib: imported on use
 
-    paths = build_report(runs, out, seed=seed)
+    paths = build_report(runs, out, seed=seed, complete_only=complete_only)
     typer.echo(f"report: {paths.html}")
     typer.echo(f"summary: {paths.markdown}")
     typer.echo(f"figures: {len(paths.figures)} in {paths.out_dir / 'figures'}")
+    for line in paths.flagged:
+        typer.echo(f"warning: not complete, errored rollouts left out: {line}", err=True)

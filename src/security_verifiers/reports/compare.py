@@ -20,18 +20,36 @@ class Comparison:
     result: PairedResult | None
     reason: str | None = None
 
+    @property
+    def note(self) -> str:
+        """Which side was not complete ('' when both were): its errored rows are left out."""
+        flagged = [f"{side} {run.status}" for side, run in (("A", self.a), ("B", self.b))
+                   if not run.is_complete]  # fmt: skip
+        return ", ".join(flagged)
+
 
 def _label(run: Run) -> str:
-    return f"{run.model} ({run.path})"
+    return f"{run.model} ({run.run_id})"
+
+
+def _unscored(a: Run, b: Run) -> str | None:
+    empty = [run for run in (a, b) if not run.scored_rows]
+    if not empty:
+        return None
+    names = " and ".join(f"{r.model} ({r.run_id})" for r in empty)
+    return f"no scored rollouts in {names} (every rollout errored)"
 
 
 def compare_runs(a: Run, b: Run, *, seed: int = 0) -> PairedResult:
-    """Paired bootstrap of `b - a`; incompatible or disjoint runs are a UserError."""
+    """Paired bootstrap of `b - a` over examples scored in both runs (errored rollouts left
+    out); incompatible, disjoint or unscored runs are a UserError."""
     differing = incompatibilities(a, b)
     if differing:
         raise UserError(
             f"cannot compare {_label(a)} with {_label(b)}: different {', '.join(differing)}"
         )
+    if reason := _unscored(a, b):
+        raise UserError(f"cannot compare {_label(a)} with {_label(b)}: {reason}")
     try:
         return paired_bootstrap(a.rewards_by_key(), b.rewards_by_key(), seed=seed)
     except ValueError:
@@ -49,8 +67,11 @@ def pairwise(runs: Sequence[Run], *, seed: int = 0) -> list[Comparison]:
             if differing:
                 out.append(Comparison(a, b, None, f"different {', '.join(differing)}"))
                 continue
+            if reason := _unscored(a, b):
+                out.append(Comparison(a, b, None, reason))
+                continue
             try:
                 out.append(Comparison(a, b, compare_runs(a, b, seed=seed)))
             except UserError:
-                out.append(Comparison(a, b, None, "no examples in common"))
+                out.append(Comparison(a, b, None, "no scored examples in common"))
     return out

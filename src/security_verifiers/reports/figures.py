@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 
 from security_verifiers.reports.rowdata import abstain_label, classification
 from security_verifiers.reports.runs import Run
-from security_verifiers.reports.tables import calibration_bins
+from security_verifiers.reports.tables import MetricTable, calibration_bins
 from sv_shared.metrics import risk_coverage_curve
 
 INVALID = "(invalid)"
@@ -40,11 +40,13 @@ def _bars(ax, groups: Sequence[str], series: dict[str, list[float]], errors=None
         ax.legend(fontsize=8)
 
 
-def reward_bars(runs: Sequence[Run], labels: Sequence[str], path: Path) -> Path | None:
-    """Mean reward per run with its 95% bootstrap interval."""
-    from security_verifiers.reports.stats import mean_ci
+def reward_bars(
+    runs: Sequence[Run], labels: Sequence[str], path: Path, *, seed: int = 0
+) -> Path | None:
+    """Mean reward per run (scored rows) with its 95% interval, the one of the metric table."""
+    from security_verifiers.reports.scored import reward_ci
 
-    stats = [mean_ci([float(r.get("reward") or 0.0) for r in run.rows]) for run in runs]
+    stats = [reward_ci(run, seed) for run in runs]
     if not any(stats):
         return None
     means = [s[0] if s else 0.0 for s in stats]
@@ -130,9 +132,14 @@ def risk_coverage(runs: Sequence[Run], labels: Sequence[str], path: Path) -> Pat
 
 
 def success_bars(
-    runs: Sequence[Run], labels: Sequence[str], metrics: Sequence[str], path: Path
+    runs: Sequence[Run],
+    labels: Sequence[str],
+    metrics: Sequence[str],
+    path: Path,
+    table: MetricTable | None = None,
 ) -> Path | None:
-    """Patch / repair success rates per run (E2, E3)."""
+    """Patch / repair success rates per run (E2, E3) with the metric table's 95% intervals
+    (bootstrap over examples, recomputing the environment's metrics)."""
     keys = [k for k in metrics if any(isinstance(r.metrics.get(k), int | float) for r in runs)]
     if not keys:
         return None
@@ -140,10 +147,19 @@ def success_bars(
         name: [float(run.metrics.get(k) or 0.0) for k in keys]
         for run, name in zip(runs, labels, strict=True)
     }
+    errors: dict[str, list[list[float]]] = {}
+    for i, name in enumerate(labels):
+        low, high = [], []
+        for key, value in zip(keys, series[name], strict=True):
+            cells = table.rows.get(key) if table is not None else None
+            ci = cells[i].ci if cells is not None and i < len(cells) else None
+            low.append(max(0.0, value - ci[0]) if ci else 0.0)
+            high.append(max(0.0, ci[1] - value) if ci else 0.0)
+        errors[name] = [low, high]
     fig = Figure(figsize=(max(5.0, 1.3 * len(keys) + 1), 3.6))
     ax = fig.add_subplot()
-    _bars(ax, keys, series)
-    ax.set(ylim=(0, 1.05), ylabel="rate")
+    _bars(ax, keys, series, errors)
+    ax.set(ylim=(0, 1.05), ylabel="rate (95% bootstrap CI)")
     return _save(fig, path)
 
 
@@ -162,7 +178,8 @@ def _natural(text: str) -> list[object]:
 def attack_by_category(runs: Sequence[Run], labels: Sequence[str], path: Path) -> Path | None:
     """Attack success rate per harm category (E5), one bar per run."""
     cats = sorted(
-        {str(r.get("scenario") or r.get("gold")) for run in runs for r in run.rows}, key=_natural
+        {str(r.get("scenario") or r.get("gold")) for run in runs for r in run.scored_rows},
+        key=_natural,
     )
     if not cats:
         return None
@@ -170,7 +187,7 @@ def attack_by_category(runs: Sequence[Run], labels: Sequence[str], path: Path) -
     for run, name in zip(runs, labels, strict=True):
         rates = []
         for cat in cats:
-            rows = [r for r in run.rows if str(r.get("scenario") or r.get("gold")) == cat]
+            rows = [r for r in run.scored_rows if str(r.get("scenario") or r.get("gold")) == cat]
             rates.append(sum(map(_succeeded, rows)) / len(rows) if rows else math.nan)
         series[name] = rates
     fig = Figure(figsize=(max(5.0, 0.7 * len(cats) * max(1, len(runs)) + 1), 3.6))
@@ -185,17 +202,20 @@ def attack_by_turn(runs: Sequence[Run], labels: Sequence[str], path: Path) -> Pa
     turns = [
         int(float((r.get("metrics") or {}).get("turns_to_success") or 0))
         for run in runs
-        for r in run.rows
+        for r in run.scored_rows
     ]
     most = max([*turns, *(int(float((r.get("metrics") or {}).get("num_turns") or 1))
-                          for run in runs for r in run.rows)], default=0)  # fmt: skip
+                          for run in runs for r in run.scored_rows)], default=0)  # fmt: skip
     if most < 1:
         return None
     fig = Figure(figsize=(5.0, 3.6))
     ax = fig.add_subplot()
     ks = list(range(1, most + 1))
     for run, name in zip(runs, labels, strict=True):
-        won = [int(float((r.get("metrics") or {}).get("turns_to_success") or 0)) for r in run.rows]
+        won = [
+            int(float((r.get("metrics") or {}).get("turns_to_success") or 0))
+            for r in run.scored_rows
+        ]
         n = max(1, len(won))
         ax.plot(ks, [sum(0 < t <= k for t in won) / n for k in ks], marker="o", label=name)
     ax.set(ylim=(0, 1.05), xlabel="attacker turn", ylabel="cumulative success rate")
@@ -238,11 +258,20 @@ def refusal_tradeoff(runs: Sequence[Run], labels: Sequence[str], path: Path) -> 
 
 
 def draw(
-    kind: str, runs: Sequence[Run], labels: Sequence[str], path: Path, success: Sequence[str] = ()
+    kind: str,
+    runs: Sequence[Run],
+    labels: Sequence[str],
+    path: Path,
+    success: Sequence[str] = (),
+    *,
+    table: MetricTable | None = None,
+    seed: int = 0,
 ) -> Path | None:
     """Draw the figure named `kind` (a Profile's figure name)."""
     if kind == "success":
-        return success_bars(runs, labels, success, path)
+        return success_bars(runs, labels, success, path, table)
+    if kind == "reward":
+        return reward_bars(runs, labels, path, seed=seed)
     return FIGURES[kind](runs, labels, path)
 
 
@@ -261,7 +290,7 @@ TITLES = {
     "reliability": "Reliability diagram",
     "confusion": "Confusion matrices",
     "risk_coverage": "Abstention risk-coverage curve",
-    "success": "Patch / repair success",
+    "success": "Patch / repair success with 95% bootstrap CI",
     "attack_by_category": "Attack success by category",
     "attack_by_turn": "Attack success by turn",
     "refusal_tradeoff": "Refusal vs over-refusal",

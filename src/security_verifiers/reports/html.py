@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 from html import escape
 
+from security_verifiers.reports.definitions import COMMON
+from security_verifiers.reports.redact import strip_userinfo
 from security_verifiers.reports.section import (
     EnvSection,
     Report,
@@ -23,14 +25,18 @@ th, td { border: 1px solid #ccc; padding: .25rem .5rem; text-align: right; }
 th:first-child, td:first-child { text-align: left; } th { background: #eef2f8; }
 .ci { color: #777; font-size: .78rem; } figure { display: inline-block; margin: .5rem; }
 figcaption { font-size: .85rem; color: #555; text-align: center; } code { font-size: .8rem; }
+.warn { background: #fff4e5; border-left: 4px solid #e8a33d; padding: .4rem .8rem; }
+table.prov td { text-align: left; max-width: 28rem; overflow-wrap: anywhere; }
+dl.defs dt { font-weight: bold; font-family: monospace; } dl.defs dd { margin: 0 0 .3rem 1.5rem; }
 """
 
 
-def _table(header: list[str], rows: list[list[str]]) -> str:
+def _table(header: list[str], rows: list[list[str]], css: str = "") -> str:
     """A table; cells are HTML already escaped by the caller."""
     head = "".join(f"<th>{h}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    cls = f" class='{css}'" if css else ""
+    return f"<table{cls}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _cell(cell) -> str:
@@ -46,29 +52,47 @@ def _image(path) -> str:
 
 def _section(section: EnvSection) -> str:
     e = escape
-    parts = [f"<h2>{e(section.env_key)} · {e(section.env_id)}</h2>", "<ul>"]
+    parts = [f"<h2>{e(section.env_key)} · {e(section.env_id)}</h2>"]
+    if section.flagged:
+        items = "".join(f"<li><b>{e(label)}</b>: {e(note)}</li>" for label, note in section.flagged)
+        parts.append(
+            "<div class='warn'><b>Not complete:</b> errored rollouts are left out of every "
+            f"number below.<ul>{items}</ul></div>"
+        )
+    parts.append("<ul>")
     for run, label in zip(section.runs, section.labels, strict=True):
         parts.append(
-            f"<li><b>{e(label)}</b>: <code>{e(str(run.path))}</code> "
-            f"(n={len(run.rows)}, seed={e(str(run.metadata.get('seed')))})"
+            f"<li><b>{e(label)}</b>: n={len(run.scored_rows)} scored"
+            + (f", {run.n_errors} errored (excluded)" if run.n_errors else "")
+            + f", seed={e(str(run.metadata.get('seed')))}"
             + (f"<br><small>{e(judge)}</small>" if (judge := judge_line(run.metadata)) else "")
             + "</li>"
         )
-    parts.append("</ul><h3>Metrics (value [95% bootstrap CI])</h3>")
+    parts.append("</ul><h3>Provenance</h3>")
+    parts.append(
+        _table(
+            ["", *map(e, section.labels)],
+            [[e(name), *(f"<code>{e(v)}</code>" for v in values)]
+             for name, values in section.provenance],
+            css="prov",
+        )
+    )  # fmt: skip
+    parts.append("<h3>Metrics (value [95% bootstrap CI])</h3>")
     rows = [[e(key), *map(_cell, cells)] for key, cells in section.table.rows.items()]
     parts.append(_table(["metric", *map(e, section.table.labels)], rows))
     done = [c for c in section.comparisons if c.result is not None]
     refused = [c for c in section.comparisons if c.result is None]
     if done or refused:
-        parts.append("<h3>Paired comparisons (reward of B − A over shared examples)</h3>")
+        parts.append("<h3>Paired comparisons (reward of B − A over examples scored in both)</h3>")
     if done:
         parts.append(
             _table(
-                ["A", "B", "n", "mean A", "mean B", "B − A", "95% CI", "p"],
+                ["A", "B", "n", "mean A", "mean B", "B − A", "95% CI", "p", "note"],
                 [
                     [e(section.label_of(c.a)), e(section.label_of(c.b)), str(c.result.n),
                      fmt(c.result.mean_a), fmt(c.result.mean_b), fmt(c.result.difference),
-                     e(fmt_ci(c.result.ci95)), e(fmt_p(c.result.p_value))]
+                     e(fmt_ci(c.result.ci95)), e(fmt_p(c.result.p_value)),
+                     e(f"{c.note}: errored rollouts left out" if c.note else "")]
                     for c in done if c.result is not None
                 ],
             )
@@ -85,7 +109,9 @@ def _section(section: EnvSection) -> str:
             f"<figure>{_image(figure.path)}<figcaption>{e(figure.title)}</figcaption></figure>"
         )
     for label, bins in section.calibration:
-        parts.append(f"<h3>Calibration bins — {e(label)}</h3>")
+        if not bins:
+            continue
+        parts.append(f"<h3>Calibration bins — {e(label)} (bins with examples)</h3>")
         parts.append(
             _table(
                 ["confidence", "n", "mean confidence", "accuracy"],
@@ -96,14 +122,32 @@ def _section(section: EnvSection) -> str:
     return "\n".join(parts)
 
 
+def _definitions(report: Report) -> str:
+    items = "".join(
+        f"<dt>{escape(key)}</dt><dd>{escape(text)}</dd>" for key, text in report.definitions
+    )
+    return f"<h2>Metric definitions</h2><p>{escape(COMMON)}</p><dl class='defs'>{items}</dl>"
+
+
 def render_html(report: Report) -> str:
-    skipped = ""
+    """The report as one HTML document (no credentials, no absolute paths)."""
+    notes = ""
     if report.skipped:
-        items = "".join(f"<li><code>{escape(str(p))}</code></li>" for p in report.skipped)
-        skipped = f"<p>Skipped {len(report.skipped)} unfinished run(s):</p><ul>{items}</ul>"
+        items = "".join(f"<li><code>{escape(p)}</code></li>" for p in report.skipped)
+        notes += f"<p>Skipped {len(report.skipped)} unfinished run(s):</p><ul>{items}</ul>"
+    if report.excluded:
+        items = "".join(
+            f"<li><code>{escape(p)}</code>: {escape(note)}</li>" for p, note in report.excluded
+        )
+        notes += (
+            f"<p class='warn'>Left out {len(report.excluded)} run(s) that are not complete "
+            f"(--complete-only):</p><ul>{items}</ul>"
+        )
     body = "\n".join(_section(s) for s in report.sections)
-    return (
+    document = (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
         f"<title>Security Verifiers report</title><style>{STYLE}</style></head>"
-        f"<body><h1>Security Verifiers report</h1>{skipped}\n{body}</body></html>\n"
+        f"<body><h1>Security Verifiers report</h1>{notes}\n{body}\n{_definitions(report)}"
+        "</body></html>\n"
     )
+    return strip_userinfo(document)

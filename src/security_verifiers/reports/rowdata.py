@@ -29,9 +29,10 @@ def abstain_label(run: Run) -> str:
 
 
 def classification(run: Run) -> tuple[list[str], list[str | None], list[float | None]]:
-    """(golds, predicted labels, confidences) for a classification run."""
-    golds = [str(r.get("gold")) for r in run.rows]
-    return golds, [label(r) for r in run.rows], [confidence(r) for r in run.rows]
+    """(golds, predicted labels, confidences) over a classification run's scored rows."""
+    rows = run.scored_rows
+    golds = [str(r.get("gold")) for r in rows]
+    return golds, [label(r) for r in rows], [confidence(r) for r in rows]
 
 
 def _metric(name: str) -> Callable[[Row], float]:

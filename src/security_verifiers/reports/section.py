@@ -29,6 +29,16 @@ class EnvSection:
     comparisons: list[Comparison]
     calibration: list[tuple[str, list[CalibrationBin]]] = field(default_factory=list)
     figures: list[FigureRef] = field(default_factory=list)
+    provenance: list[tuple[str, list[str]]] = field(default_factory=list)
+
+    @property
+    def flagged(self) -> list[tuple[str, str]]:
+        """(label, status note) of the runs that are not complete."""
+        return [
+            (label, run.status_note())
+            for run, label in zip(self.runs, self.labels, strict=True)
+            if not run.is_complete
+        ]
 
     def label_of(self, run: Run) -> str:
         return self.labels[[r.path for r in self.runs].index(run.path)]
@@ -37,8 +47,12 @@ class EnvSection:
 @dataclass
 class Report:
     sections: list[EnvSection]
-    skipped: list[Path]
+    skipped: list[str]
+    """Run folders without summary.json (relative to `out_dir`)."""
     out_dir: Path
+    excluded: list[tuple[str, str]] = field(default_factory=list)
+    """(run folder relative to `out_dir`, status note) of runs left out by --complete-only."""
+    definitions: list[tuple[str, str]] = field(default_factory=list)
 
 
 def fmt(value: float | None, digits: int = 3) -> str:
@@ -63,6 +77,7 @@ def judge_line(metadata: dict) -> str:
     card = (metadata.get("reward_config") or {}).get("judge_card")
     if not card:
         return ""
+    from security_verifiers.reports.redact import clean_text
     from sv_shared.safety.judge_card import summary_line
 
-    return summary_line(card)
+    return clean_text(summary_line(card))

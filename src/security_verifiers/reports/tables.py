@@ -9,7 +9,12 @@ from security_verifiers.reports.classboot import classification_cis
 from security_verifiers.reports.profiles import Profile
 from security_verifiers.reports.rowdata import ROW_MEANS, abstain_label, classification
 from security_verifiers.reports.runs import Run
-from security_verifiers.reports.stats import mean_ci
+from security_verifiers.reports.scored import (
+    mean_interval,
+    metric_bootstrap_cis,
+    reward_ci,
+    run_seed,
+)
 
 MATCH = 1e-9
 
@@ -37,13 +42,15 @@ def _number(value: object) -> float | None:
 
 
 def _reward_cells(run: Run, seed: int) -> dict[str, Cell]:
+    """Mean reward and components over the scored rows (errored rollouts left out)."""
     cells: dict[str, Cell] = {}
-    result = mean_ci([float(r.get("reward") or 0.0) for r in run.rows], seed=seed)
+    result = reward_ci(run, seed)
     cells["reward"] = Cell(*result) if result else Cell(None)
-    names = sorted({k for r in run.rows for k in (r.get("rewards") or {})})
+    rows = run.scored_rows
+    names = sorted({k for r in rows for k in (r.get("rewards") or {})})
     for name in names:
-        values = [float((r.get("rewards") or {}).get(name) or 0.0) for r in run.rows]
-        result = mean_ci(values, seed=seed)
+        values = [float((r.get("rewards") or {}).get(name) or 0.0) for r in rows]
+        result = mean_interval(values, run_seed(run, seed))
         cells[f"reward:{name}"] = Cell(*result) if result else Cell(None)
     return cells
 
@@ -52,7 +59,13 @@ def _classification_cis(run: Run, positive: str, seed: int) -> dict[str, tuple[f
     """Percentile CIs of the classification metrics by resampling examples."""
     golds, preds, confs = classification(run)
     return classification_cis(
-        golds, preds, confs, run.metrics, positive=positive, abstain=abstain_label(run), seed=seed
+        golds,
+        preds,
+        confs,
+        run.metrics,
+        positive=positive,
+        abstain=abstain_label(run),
+        seed=run_seed(run, seed),
     )
 
 
@@ -68,8 +81,8 @@ def _metric_cell(run: Run, key: str, class_cis: dict[str, tuple[float, float]], 
     ):
         return Cell(value, (float(given[0]), float(given[1])))
     extract = ROW_MEANS.get(key)
-    if extract is not None and run.rows:
-        result = mean_ci([extract(r) for r in run.rows], seed=seed)
+    if extract is not None and run.scored_rows:
+        result = mean_interval([extract(r) for r in run.scored_rows], run_seed(run, seed))
         if result and abs(result[0] - value) <= MATCH:
             return Cell(value, result[1])
     return Cell(value, class_cis.get(key))
@@ -100,6 +113,11 @@ def metric_table(
         _classification_cis(run, profile.positive_label, seed) if profile.positive_label else {}
         for run in runs
     ]
+    if profile.success_metrics:  # E2/E3: recompute the env's metrics on resampled rows
+        class_cis = [
+            {**metric_bootstrap_cis(run, profile.success_metrics, fallback_seed=seed), **cis}
+            for run, cis in zip(runs, class_cis, strict=True)
+        ]
     for key in _metric_keys(runs, profile):
         rows[key] = [
             _metric_cell(run, key, cis, seed) for run, cis in zip(runs, class_cis, strict=True)
@@ -116,8 +134,9 @@ class CalibrationBin:
     accuracy: float | None
 
 
-def calibration_bins(run: Run, n_bins: int = 10) -> list[CalibrationBin]:
-    """Equal-width confidence bins over answered examples with a confidence (as in ECE)."""
+def calibration_bins(run: Run, n_bins: int = 10, *, empty: bool = False) -> list[CalibrationBin]:
+    """Equal-width confidence bins over answered examples with a confidence (as in ECE);
+    bins without examples are left out unless `empty`."""
     golds, preds, confs = classification(run)
     abstain = abstain_label(run)
     members: list[list[tuple[float, bool]]] = [[] for _ in range(n_bins)]
@@ -128,6 +147,8 @@ def calibration_bins(run: Run, n_bins: int = 10) -> list[CalibrationBin]:
     out = []
     for i, group in enumerate(members):
         n = len(group)
+        if not n and not empty:
+            continue
         out.append(
             CalibrationBin(
                 i / n_bins,

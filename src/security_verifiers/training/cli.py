@@ -83,6 +83,8 @@ def sft_command(
         **parse_sets(set_),
     }
     recipe = load_recipe(config, SFTRecipe, overrides)
+    if max_steps is not None:
+        recipe.train.epochs = None  # an explicit step count wins over `train.epochs`
     _quiet_libraries()
     path = run_sft(recipe, console)
     typer.echo(str(path))

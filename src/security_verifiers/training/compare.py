@@ -50,7 +50,10 @@ def brier(row: Row) -> float | None:
 
 
 def reward(row: Row) -> float | None:
-    return float(row.get("reward") or 0.0)
+    """The scored reward; None for an errored rollout (never counted as an answer)."""
+    if row.get("error") or row.get("reward") is None:
+        return None
+    return float(row["reward"])
 
 
 METRICS: list[tuple[str, Callable[[Row], float | None], bool]] = [

@@ -47,7 +47,13 @@ class SFTData(Strict):
     rationale: bool = True
     """Add a short rationale (from the example's metadata) to the gold answer."""
     confidence: float = Field(0.9, ge=0.0, le=1.0)
-    """Confidence written into gold answers of classification environments."""
+    """Confidence written into gold answers of classification environments (with `calibrate`,
+    the cap)."""
+    calibrate: bool = False
+    """Calibrated gold answers: the confidence is how often the gold label holds among the
+    training items that look the same to the model (E1: the same flow apart from its
+    addresses; E4: the same email), capped at `confidence`; where that falls below the
+    environment's abstention threshold for the label, the answer is Abstain."""
     reference_policy: str | None = None
     """For environments without a gold-answer renderer: a built-in model (e.g. E3
     `reference-fix`) whose answers become examples."""
@@ -61,6 +67,8 @@ class SFTData(Strict):
 
 class SFTTrain(Strict):
     max_steps: int = Field(60, ge=1)
+    epochs: float | None = Field(None, gt=0)
+    """When set, train this many passes over the examples (overrides max_steps)."""
     learning_rate: float = Field(2e-4, gt=0)
     batch_size: int = Field(8, ge=1)
     grad_accum: int = Field(1, ge=1)
@@ -71,13 +79,24 @@ class SFTTrain(Strict):
     completion_only_loss: bool = True
     activation_checkpointing: bool = False
     """Trade compute for memory (worth it for large models on a GPU)."""
+    group_by_length: bool = True
+    """Batch examples of similar length (less padding); off: plain random batches."""
+    packing: bool = False
+    """Pack several examples into one sequence (TRL BFD packing); best with flash attention
+    on a GPU, where sequences stay separate (padding-free)."""
     seed: int = 42
+
+
+Dtype = Literal["auto", "float32", "bfloat16", "float16"]
 
 
 class SFTRecipe(Strict):
     stage: str = "sft"
     model: str = "smollm2-135m"
-    dtype: Literal["float32", "bfloat16", "float16"] = "float32"
+    dtype: Dtype = "auto"
+    """auto: bfloat16 on a GPU or CPU with native bf16, else float32 (see runtime.py)."""
+    threads: int | None = Field(None, ge=1)
+    """torch CPU threads (default: every CPU this process may use)."""
     data: SFTData = Field(default_factory=SFTData)
     lora: LoraSettings = Field(default_factory=LoraSettings)
     train: SFTTrain = Field(default_factory=SFTTrain)
@@ -137,14 +156,41 @@ class GRPOSettings(Strict):
     seed: int = 42
 
 
+class ExpertIteration(Strict):
+    """Rejection-sampling fine-tuning: per round, `prompts` training prompts x `k` samples."""
+
+    k: int = Field(4, ge=2)
+    prompts: int = Field(16, ge=1)
+    keep: Literal["above_mean", "best"] = "above_mean"
+    """above_mean: samples whose reward beats their group's mean; best: each group's best."""
+    min_reward: float = 0.0
+    """A kept sample must also reach this reward."""
+    sampler: Literal["transformers", "llama-server"] = "transformers"
+    """llama-server needs a GGUF policy (the base model); fine-tuned checkpoints sample with
+    transformers."""
+    temperature: float = Field(1.0, gt=0)
+    max_completion_length: int = Field(48, ge=4)
+    batch_size: int = Field(4, ge=1)
+    learning_rate: float = Field(1e-4, gt=0)
+    sft_steps: int = Field(4, ge=1)
+    """Optimizer steps on each round's kept samples."""
+    max_length: int = Field(512, ge=16)
+    seed: int = 42
+
+
 class RLRecipe(Strict):
     stage: str = "rl"
     model: str = "smollm2-135m"
-    dtype: Literal["float32", "bfloat16", "float16"] = "float32"
+    dtype: Dtype = "auto"
+    threads: int | None = Field(None, ge=1)
+    algorithm: Literal["grpo", "expert_iteration"] = "grpo"
+    """grpo: TRL GRPOTrainer; expert_iteration: sample k answers per prompt, keep the good
+    ones (rejection sampling), SFT on them — one round per stage step."""
     envs: dict[str, EnvSettings] = Field(min_length=1)
     stages: list[Stage] | None = None
     alternation: Alternation | None = None
     grpo: GRPOSettings = Field(default_factory=GRPOSettings)
+    expert_iteration: ExpertIteration = Field(default_factory=ExpertIteration)
     lora: LoraSettings = Field(default_factory=LoraSettings)
     save_merged: bool = True
     output_root: Path = Path("outputs/checkpoints")

@@ -67,6 +67,12 @@ class TrainingEnv:
     def dataset_hash(self) -> str | None:
         return (getattr(self.env, "sv_dataset_info", None) or {}).get("content_hash")
 
+    @property
+    def prompt_style(self) -> str:
+        """How the prompts are rendered ("default" or "compact"; see the env's prompts.py)."""
+        info = getattr(self.env, "sv_dataset_info", None) or {}
+        return str(info.get("prompt_style") or "default")
+
     def reward_config(self) -> Any:
         return getattr(self.env, "sv_reward_config", None)
 

@@ -24,6 +24,7 @@ from security_verifiers.models.hf_checkpoint import (
     load_tokenizer,
     resolve_checkpoint,
 )
+from security_verifiers.training import expert
 from security_verifiers.training.checkpoints import CheckpointDir, plot_curves
 from security_verifiers.training.config import EnvSettings, GRPOSettings, RLRecipe, Stage
 from security_verifiers.training.envs import (
@@ -32,9 +33,11 @@ from security_verifiers.training.envs import (
     load_training_env,
     sigterm_as_interrupt,
 )
+from security_verifiers.training.model_cache import loadable
 from security_verifiers.training.rewards import EnvScorer, RewardBridge
 from security_verifiers.training.rollouts import PolicyHandle, make_rollout_func, prompt_key
-from security_verifiers.training.sft import lora_config, on_gpu
+from security_verifiers.training.runtime import Runtime, peak_rss_mb, setup_runtime
+from security_verifiers.training.sft import lora_config
 
 SELF_TARGET = "self"
 
@@ -113,9 +116,18 @@ def stage_rows(
     return out
 
 
-def grpo_args(settings: GRPOSettings, stage_steps: int, output_dir: Path, weights: list[float]):
+def grpo_args(
+    settings: GRPOSettings,
+    stage_steps: int,
+    output_dir: Path,
+    weights: list[float],
+    runtime: Runtime | None = None,
+):
+    """TRL's GRPOConfig; dtype is the recipe's (TRL would otherwise default to bf16)."""
     from trl import GRPOConfig
 
+    runtime = runtime or setup_runtime(None, "float32")
+    cuda = runtime.device == "cuda"
     return GRPOConfig(
         output_dir=str(output_dir),
         max_steps=stage_steps,
@@ -135,8 +147,10 @@ def grpo_args(settings: GRPOSettings, stage_steps: int, output_dir: Path, weight
         seed=settings.seed,
         data_seed=settings.seed,
         report_to="none",
-        use_cpu=not on_gpu(),
-        dataloader_pin_memory=on_gpu(),
+        use_cpu=not cuda,
+        bf16=runtime.bf16,
+        fp16=runtime.fp16,
+        dataloader_pin_memory=cuda,
         disable_tqdm=False,
         log_completions=False,
         activation_checkpointing=settings.activation_checkpointing,
@@ -152,6 +166,10 @@ def run_rl(recipe: RLRecipe, console: Console | None = None, source: Path | None
 
     console = console or Console(stderr=True)
     started = time.perf_counter()
+    runtime = setup_runtime(recipe.threads, recipe.dtype)
+    if runtime.notice:
+        console.print(f"[yellow]Note:[/yellow] {runtime.notice}")
+    console.print(f"Runtime: {runtime.device}, {runtime.dtype}, {runtime.threads} threads")
     g = recipe.grpo
     ref = resolve_checkpoint(recipe.model, checkpoint_root=recipe.output_root)
     loop = LoopThread()
@@ -159,7 +177,8 @@ def run_rl(recipe: RLRecipe, console: Console | None = None, source: Path | None
         temperature=g.temperature, top_p=g.top_p, max_tokens=g.max_completion_length
     )
     envs = load_envs(recipe, policy, source)
-    bridge = RewardBridge({key: EnvScorer(env, loop) for key, env in envs.items()})
+    scorers = {key: EnvScorer(env, loop) for key, env in envs.items()}
+    bridge = RewardBridge(scorers)
     schedule = recipe.schedule()
 
     ckpt = CheckpointDir.create(recipe.output_root, ref.slug, recipe.stage)
@@ -173,15 +192,25 @@ def run_rl(recipe: RLRecipe, console: Console | None = None, source: Path | None
                 "content_hash": env.dataset_hash,
                 "rows": len(env.rows),
                 "reward_config": env.reward_config(),
+                "prompt_style": env.prompt_style,
             }
             for key, env in envs.items()
         }
     )
-    ckpt.mark("running", base_model=ref.describe(), schedule=[s.model_dump() for s in schedule])
+    ckpt.mark(
+        "running",
+        base_model=ref.describe(),
+        schedule=[s.model_dump() for s in schedule],
+        algorithm=recipe.algorithm,
+        runtime=runtime.as_dict(),
+        prompt_style={key: env.prompt_style for key, env in envs.items()},
+    )
     console.print(f"Checkpoint directory: {ckpt.root}")
 
-    tokenizer = load_tokenizer(ref)
-    model = get_peft_model(load_causal_lm(ref, dtype=recipe.dtype), lora_config(recipe.lora))
+    tokenizer = load_tokenizer(loadable(ref))
+    model = get_peft_model(
+        load_causal_lm(loadable(ref), dtype=runtime.dtype), lora_config(recipe.lora)
+    )
     policy.generator = ChatGenerator(model, tokenizer)
 
     history: list[dict[str, Any]] = []
@@ -195,6 +224,26 @@ def run_rl(recipe: RLRecipe, console: Console | None = None, source: Path | None
             stage_started = time.perf_counter()
             console.print(f"[bold]Stage {index + 1}/{len(schedule)}[/bold] {stage.label}: "
                           f"{stage.steps} steps on {', '.join(stage.envs)}")  # fmt: skip
+            if recipe.algorithm == "expert_iteration":
+                ei = recipe.expert_iteration
+                if any(is_multi_turn(envs[key]) for key in stage.envs):
+                    raise UserError(
+                        f"stage '{stage.label}': expert_iteration supports single-turn "
+                        f"environments only; use algorithm: grpo"
+                    )
+                rows = stage_rows(stage, envs, stage.steps * ei.prompts, ei.seed + index)
+                entries = expert.run_stage(
+                    model, tokenizer, rows, stage.steps, envs, scorers, ei, runtime,
+                    ckpt.trainer_dir / f"stage{index + 1}", console, offset,
+                )  # fmt: skip
+                history += [{**e, "stage": stage.label} for e in entries]
+                offset += len(entries)
+                bounds.append((offset, stage.label))
+                seconds = round(time.perf_counter() - stage_started, 1)
+                stage_times.append(
+                    {"stage": stage.label, "steps": len(entries), "wall_clock_s": seconds}
+                )
+                continue
             n_rows = max(stage.steps * g.prompts_per_step * 2, 8)
             rows = stage_rows(stage, envs, n_rows, g.seed + index)
             rollout_func = None
@@ -211,7 +260,9 @@ def run_rl(recipe: RLRecipe, console: Console | None = None, source: Path | None
             trainer = GRPOTrainer(
                 model=model,
                 reward_funcs=funcs,
-                args=grpo_args(g, stage.steps, ckpt.trainer_dir / f"stage{index + 1}", weights),
+                args=grpo_args(
+                    g, stage.steps, ckpt.trainer_dir / f"stage{index + 1}", weights, runtime
+                ),
                 train_dataset=Dataset.from_list(rows),
                 processing_class=tokenizer,
                 rollout_func=rollout_func,
@@ -254,11 +305,15 @@ def run_rl(recipe: RLRecipe, console: Console | None = None, source: Path | None
             model, tokenizer, ref, merged=recipe.save_merged and status == "complete"
         )
         ckpt.mark(status, steps=offset, saved=saved, stages=stage_times, error=failure,
-                  wall_clock_total_s=round(time.perf_counter() - started, 1))  # fmt: skip
+                  wall_clock_total_s=round(time.perf_counter() - started, 1),
+                  peak_rss_mb=round(peak_rss_mb(), 1))  # fmt: skip
     if status == "interrupted":
         console.print(f"[yellow]Stopped; adapter saved in {ckpt.root}[/yellow]")
         raise Interrupted
-    console.print(f"[green]GRPO done[/green] in {time.perf_counter() - started:.0f} s: {ckpt.root}")
+    done = "GRPO" if recipe.algorithm == "grpo" else "Expert iteration"
+    console.print(
+        f"[green]{done} done[/green] in {time.perf_counter() - started:.0f} s: {ckpt.root}"
+    )
     return ckpt.root
 
 

@@ -17,7 +17,9 @@ from security_verifiers.models.hf_checkpoint import (
 from security_verifiers.training.checkpoints import CheckpointDir, plot_curves
 from security_verifiers.training.config import LoraSettings, SFTRecipe
 from security_verifiers.training.envs import LoopThread, load_training_env, sigterm_as_interrupt
+from security_verifiers.training.model_cache import loadable
 from security_verifiers.training.rewards import EnvScorer
+from security_verifiers.training.runtime import Runtime, peak_rss_mb, setup_runtime
 from security_verifiers.training.sft_data import build_sft_examples
 
 
@@ -43,6 +45,10 @@ def run_sft(recipe: SFTRecipe, console: Console | None = None) -> Path:
     """Build the SFT data, train the LoRA adapter, and write a checkpoint; returns its path."""
     console = console or Console(stderr=True)
     started = time.perf_counter()
+    runtime = setup_runtime(recipe.threads, recipe.dtype)
+    if runtime.notice:
+        console.print(f"[yellow]Note:[/yellow] {runtime.notice}")
+    console.print(f"Runtime: {runtime.device}, {runtime.dtype}, {runtime.threads} threads")
     ref = resolve_checkpoint(recipe.model, checkpoint_root=recipe.output_root)
     data = recipe.data
     training_env = load_training_env(data.env, data.env_args, field="data.env")
@@ -65,6 +71,7 @@ def run_sft(recipe: SFTRecipe, console: Console | None = None) -> Path:
                 "split": training_env.split,
                 "content_hash": training_env.dataset_hash,
                 "rows": len(training_env.rows),
+                "prompt_style": training_env.prompt_style,
             },
             "sft_examples": summary,
         }
@@ -74,14 +81,21 @@ def run_sft(recipe: SFTRecipe, console: Console | None = None) -> Path:
 
         for item in examples:
             handle.write(json.dumps(item) + "\n")
-    ckpt.mark("running", base_model=ref.describe(), max_steps=recipe.train.max_steps)
+    ckpt.mark(
+        "running",
+        base_model=ref.describe(),
+        max_steps=recipe.train.max_steps,
+        runtime=runtime.as_dict(),
+        prompt_style=training_env.prompt_style,
+    )
     console.print(f"Checkpoint directory: {ckpt.root}")
 
     try:
-        tokenizer, trainer = _build_trainer(recipe, ref, examples, ckpt.trainer_dir)
+        tokenizer, trainer = build_sft_trainer(recipe, ref, examples, ckpt.trainer_dir, runtime)
     except BaseException:
         ckpt.mark("failed")
         raise
+    ckpt.mark("running", max_steps=trainer.args.max_steps)  # `train.epochs` sets the count
     status, result, failure = "failed", None, None
     try:
         with sigterm_as_interrupt():
@@ -107,6 +121,7 @@ def run_sft(recipe: SFTRecipe, console: Console | None = None) -> Path:
             saved=saved,
             error=failure,
             wall_clock_total_s=round(time.perf_counter() - started, 1),
+            peak_rss_mb=round(peak_rss_mb(), 1),
         )
     if status == "interrupted":
         console.print(f"[yellow]Stopped; adapter saved in {ckpt.root}[/yellow]")
@@ -115,18 +130,20 @@ def run_sft(recipe: SFTRecipe, console: Console | None = None) -> Path:
     return ckpt.root
 
 
-def _build_trainer(recipe: SFTRecipe, ref: Any, examples: list[dict], output_dir: Path):
-    """The tokenizer and an SFTTrainer with a fresh LoRA adapter on the loaded model."""
-    from datasets import Dataset
-    from trl import SFTConfig, SFTTrainer
+def sft_args(recipe: SFTRecipe, runtime: Runtime, output_dir: Path, n_examples: int) -> Any:
+    """TRL's SFTConfig for the recipe: dtype, threads and batching set explicitly (TRL's own
+    defaults — bf16 on, activation checkpointing on — never apply silently)."""
+    from trl import SFTConfig
 
-    tokenizer = load_tokenizer(ref)
-    tokenizer.padding_side = "right"
-    model = load_causal_lm(ref, dtype=recipe.dtype)
     train = recipe.train
-    args = SFTConfig(
+    cuda = runtime.device == "cuda"
+    steps = train.max_steps
+    if train.epochs is not None:
+        per_step = train.batch_size * train.grad_accum
+        steps = max(1, round(train.epochs * n_examples / per_step))
+    return SFTConfig(
         output_dir=str(output_dir),
-        max_steps=train.max_steps,
+        max_steps=steps,
         per_device_train_batch_size=train.batch_size,
         gradient_accumulation_steps=train.grad_accum,
         learning_rate=train.learning_rate,
@@ -138,15 +155,41 @@ def _build_trainer(recipe: SFTRecipe, ref: Any, examples: list[dict], output_dir
         max_length=train.max_length,
         completion_only_loss=train.completion_only_loss,
         activation_checkpointing=train.activation_checkpointing,
+        train_sampling_strategy="group_by_length" if train.group_by_length else "random",
+        packing=train.packing,
         seed=train.seed,
         data_seed=train.seed,
         report_to="none",
-        use_cpu=not on_gpu(),
-        bf16=recipe.dtype == "bfloat16",
-        fp16=recipe.dtype == "float16",
-        dataloader_pin_memory=on_gpu(),
+        use_cpu=not cuda,
+        bf16=runtime.bf16,
+        fp16=runtime.fp16,
+        dataloader_pin_memory=cuda,
         disable_tqdm=False,
     )
+
+
+def build_sft_trainer(
+    recipe: SFTRecipe,
+    ref: Any,
+    examples: list[dict],
+    output_dir: Path,
+    runtime: Runtime | None = None,
+    tokenizer: Any = None,
+    model: Any = None,
+):
+    """The tokenizer and an SFTTrainer with a fresh LoRA adapter on the loaded model (or on
+    `model`, e.g. an RL policy that already carries its adapter)."""
+    from datasets import Dataset
+    from trl import SFTTrainer
+
+    runtime = runtime or setup_runtime(recipe.threads, recipe.dtype)
+    tokenizer = tokenizer or load_tokenizer(loadable(ref))
+    tokenizer.padding_side = "right"
+    peft_config = None
+    if model is None:
+        model = load_causal_lm(loadable(ref), dtype=runtime.dtype)
+        peft_config = lora_config(recipe.lora)
+    args = sft_args(recipe, runtime, output_dir, len(examples))
     dataset = Dataset.from_list(
         [{"prompt": e["prompt"], "completion": e["completion"]} for e in examples]
     )
@@ -155,6 +198,6 @@ def _build_trainer(recipe: SFTRecipe, ref: Any, examples: list[dict], output_dir
         args=args,
         train_dataset=dataset,
         processing_class=tokenizer,
-        peft_config=lora_config(recipe.lora),
+        peft_config=peft_config,
     )
     return tokenizer, trainer

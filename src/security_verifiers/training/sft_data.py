@@ -18,6 +18,7 @@ import glob
 import hashlib
 import json
 import random
+import re
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +32,7 @@ from security_verifiers.training.envs import TrainingEnv, row_key
 from security_verifiers.training.rewards import EnvScorer
 
 Renderer = Callable[[dict[str, Any], SFTData], str]
+ABSTAIN = "Abstain"
 
 
 def _info(row: dict[str, Any]) -> dict[str, Any]:
@@ -49,19 +51,87 @@ def _scenario_rationale(row: dict[str, Any]) -> str:
     return f"Flow looks like ordinary {name} traffic."
 
 
+def _decision(row: dict[str, Any], data: SFTData) -> tuple[str, float]:
+    """(label, confidence): the gold label and `data.confidence`, or the calibrated decision
+    `build_sft_examples` stored in the row (`_sv_label`, `_sv_confidence`)."""
+    return str(row.get("_sv_label") or row["answer"]), float(
+        row.get("_sv_confidence", data.confidence)
+    )
+
+
 def render_network_logs(row: dict[str, Any], data: SFTData) -> str:
     """E1: `{"label", "confidence", "rationale"}` for the gold label."""
-    answer: dict[str, Any] = {"label": row["answer"], "confidence": data.confidence}
+    label, confidence = _decision(row, data)
+    answer: dict[str, Any] = {"label": label, "confidence": confidence}
     if data.rationale:
-        answer["rationale"] = _scenario_rationale(row)
+        answer["rationale"] = (
+            "The record alone does not separate benign from malicious traffic."
+            if label == ABSTAIN
+            else _scenario_rationale(row)
+        )
     return json.dumps(answer)
 
 
 def render_phishing(row: dict[str, Any], data: SFTData) -> str:
     """E4: label, confidence, and (for phishing) the indicators the extractor confirmed."""
-    label = row["answer"]
+    label, confidence = _decision(row, data)
     evidence = list(_info(row).get("indicators") or [])[:4] if label == "Phishing" else []
-    return json.dumps({"label": label, "confidence": data.confidence, "evidence": evidence})
+    return json.dumps({"label": label, "confidence": confidence, "evidence": evidence})
+
+
+_ADDRESSES = re.compile(
+    r"(?<= )src=\S+|(?<= dst=)(\[[^\]]*\]|[^\s:]+)|^(id\.orig_[hp]|id\.resp_h|ts|uid): \S+$",
+    re.MULTILINE,
+)
+
+
+def look_alike_key(row: dict[str, Any]) -> str:
+    """What the model sees of an item, minus what never decides the label (E1: addresses,
+    source port, timestamp and uid) — items with the same key look the same."""
+    text = str((row.get("prompt") or [{}])[-1].get("content", ""))
+    return _ADDRESSES.sub("", text)
+
+
+def abstention_thresholds(training_env: TrainingEnv) -> dict[str, float]:
+    """Per label, the least probability of being right at which answering beats abstaining
+    (from the environment's payoffs: p * correct - (1 - p) * cost >= abstain)."""
+    config = training_env.reward_config() or {}
+    if config.get("abstention_thresholds"):
+        return {k: float(v) for k, v in config["abstention_thresholds"].items()}
+    payoffs = config.get("payoffs") or {}
+    correct, abstain = float(payoffs.get("correct", 1.0)), float(payoffs.get("abstain", 0.0))
+    out: dict[str, float] = {}
+    for row in (payoffs.get("cost_matrix") or {}).values():
+        for predicted, cost in row.items():
+            threshold = (abstain + float(cost)) / (correct + float(cost))
+            out[predicted] = max(out.get(predicted, 0.0), threshold)
+    return out
+
+
+def calibrate_rows(
+    rows: list[dict[str, Any]], training_env: TrainingEnv, cap: float, stats: Counter
+) -> list[dict[str, Any]]:
+    """Copies of `rows` with `_sv_label`/`_sv_confidence`: per look-alike group of the whole
+    training split, the gold label's frequency (capped), or Abstain below the threshold."""
+    groups: dict[str, Counter] = {}
+    for row in training_env.rows:
+        groups.setdefault(look_alike_key(row), Counter())[str(row["answer"])] += 1
+    thresholds = abstention_thresholds(training_env)
+    out = []
+    for row in rows:
+        counts = groups.get(look_alike_key(row)) or Counter({str(row["answer"]): 1})
+        label = str(row["answer"])
+        p = counts[label] / sum(counts.values())
+        if p < thresholds.get(label, 0.0):
+            stats["calibrated_abstain"] += 1
+            majority = max(counts.values()) / sum(counts.values())
+            decision = {"_sv_label": ABSTAIN, "_sv_confidence": round(min(cap, majority), 2)}
+        else:
+            if p < 1.0:
+                stats["calibrated_lowered"] += 1
+            decision = {"_sv_label": label, "_sv_confidence": round(min(cap, p), 2)}
+        out.append({**row, **decision})
+    return out
 
 
 RENDERERS: dict[str, Renderer] = {"e1": render_network_logs, "e4": render_phishing}
@@ -159,7 +229,12 @@ def build_sft_examples(
                 f"or use data.rollouts"
             )
         if renderer is not None:
-            candidates = [(row, renderer(row, data)) for row in rows]
+            gold_rows = (
+                calibrate_rows(rows, training_env, data.confidence, stats)
+                if (data.calibrate)
+                else rows
+            )
+            candidates = [(row, renderer(row, data)) for row in gold_rows]
             examples += _verified(candidates, scorer, data.min_reward, "gold", stats)
     if data.reference_policy:
         policies = baseline_policies(training_env.entry)

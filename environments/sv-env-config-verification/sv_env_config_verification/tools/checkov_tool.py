@@ -1,12 +1,14 @@
 """Checkov run in-process on a private temp copy of the episode file.
 
-Checkov is imported once per process (~2-3 s). A *fresh* runner is built for every scan: a
-reused `checkov` runner keeps the definitions of its first run and silently returns stale
-results for later files (measured with checkov 3.3.30); building one costs ~0.1 ms. Only the
-checks mapped in `canonical.TOOL_RULES["checkov"]` run (RunnerFilter(checks=...)) unless
-`checks` is given. In-file suppressions are disabled: Terraform skip comments are not
-collected and Kubernetes `checkov.io/skip*` (also bridgecrew.io/cortex.io) annotations are
-removed from the copy checkov sees, so a config cannot silence its own findings.
+Checkov is imported once per process (~2-3 s) and set to parse sequentially (its default
+forks worker processes, unsafe in the threads that score episodes). A *fresh* runner is built
+for every scan: a reused `checkov` runner keeps the definitions of its first run and silently
+returns stale results for later files (measured with checkov 3.3.30); building one costs
+~0.1 ms. Only the checks mapped in `canonical.TOOL_RULES["checkov"]` run
+(RunnerFilter(checks=...)) unless `checks` is given. In-file suppressions are disabled:
+Terraform skip comments are not collected and Kubernetes `checkov.io/skip*` (also
+bridgecrew.io/cortex.io) annotations are removed from the copy checkov sees, so a config
+cannot silence its own findings.
 
 Checkov drops what it cannot read without an error: a file with Helm template syntax
 (``{{ .Values.x }}``, even in a comment), an object with a ``name`` key holding ``#``, ``{``
@@ -47,11 +49,17 @@ _LOCK = threading.Lock()
 def _checkov() -> dict[str, Any]:
     """Import checkov once per process; its runner classes and the ids of data-source checks."""
     logging.getLogger("checkov").setLevel(logging.ERROR)
+    from checkov.common.models.enums import ParallelizationType
+    from checkov.common.parallelizer.parallel_runner import parallel_runner
     from checkov.kubernetes.runner import Runner as K8sRunner
     from checkov.runner_filter import RunnerFilter
     from checkov.terraform.checks.data.registry import data_registry
     from checkov.terraform.runner import Runner as TfRunner
 
+    # One file per scan: checkov's default is to *fork* worker processes to parse it, which
+    # in a multi-threaded process (scoring runs in worker threads) can fork while another
+    # thread holds a lock and deadlock the child. Sequential parsing gives the same results.
+    parallel_runner.type = ParallelizationType.NONE
     data_ids = frozenset(c.id for checks in data_registry.checks.values() for c in checks)
     data_types = {t: frozenset(c.id for c in checks) for t, checks in data_registry.checks.items()}
     return {

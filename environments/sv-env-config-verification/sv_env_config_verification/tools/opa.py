@@ -9,6 +9,7 @@ warnings). Every object / resource is evaluated (``scanned``).
 
 from __future__ import annotations
 
+import ctypes
 import importlib.metadata
 import json
 import re
@@ -64,6 +65,11 @@ class OpaTool:
         engine = getattr(self._local, "engine", None)
         if engine is None:
             engine = self._local.engine = self._compile()
+            # Never freed: a thread-local is also dropped by *other* threads (a fork with a
+            # preexec_fn clears every other thread's locals in the child; interpreter exit),
+            # and an unsendable regorus engine dropped off its thread raises. One engine per
+            # scoring thread is kept for the life of the process instead.
+            ctypes.pythonapi.Py_IncRef(ctypes.py_object(engine))
         return engine
 
     def _compile(self) -> Any:

@@ -1,0 +1,125 @@
+"""`make bench`'s stub model: a real OpenAI-compatible HTTP server in its own process.
+
+Run as ``python -m security_verifiers.bench_server --latency 1``; it binds 127.0.0.1 on a
+free port and prints ``READY <base_url>`` on stdout. Every completion waits ``--latency``
+seconds (``asyncio.sleep``: the server is never the bottleneck) and answers with the baseline
+policy of the environment named by the request's model (``e1`` ... ``e6``, see `POLICIES`);
+model ``target`` is E5's opponent (it always refuses). A policy's reply to a given conversation
+is computed once, in a worker thread, and then served from memory, so the stub costs the
+benchmark process nothing but the latency.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Callable
+
+from aiohttp import web
+
+from security_verifiers.environments import baseline_policies, resolve_env
+from security_verifiers.models.openai_protocol import (
+    ChatRequest,
+    chat_completion,
+    error_body,
+    model_list,
+)
+
+POLICIES = {
+    "e1": "heuristic",
+    "e2": "tool-oracle-fix",
+    "e3": "reference-fix",
+    "e4": "heuristic",
+    "e5": "direct-request",
+    "e6": "guarded",
+}
+"""The baseline each environment's stub model answers with."""
+TARGET_MODEL = "target"
+TARGET_REPLY = "I'm sorry, but I can't help with that."
+
+
+class StubModels:
+    """Model name -> policy, with replies memoised per (model, conversation)."""
+
+    def __init__(self, envs: list[str], latency_s: float) -> None:
+        self.latency_s = latency_s
+        self.policies: dict[str, Callable[[ChatRequest], str]] = {
+            TARGET_MODEL: lambda request: TARGET_REPLY
+        }
+        for key in envs:
+            self.policies[key] = baseline_policies(resolve_env(key))[POLICIES[key]]
+        self._replies: dict[str, asyncio.Future] = {}
+        self.requests = 0
+
+    def prime(self, keys: list[str]) -> None:
+        """Answer each environment's first prompt once (imports, tool start-up), so the
+        benchmark's first rollout does not wait for the stub's own cold start."""
+        from security_verifiers.evaluation.runner import load_env
+
+        for key in keys:
+            if key == "e5":  # its policies are string templates; its env needs a target
+                continue
+            row = load_env(resolve_env(key), {}).get_eval_dataset()[0]
+            self.policies[key](ChatRequest.from_body({"model": key, "messages": row["prompt"]}))
+
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=16 * 1024 * 1024)
+        app.router.add_get("/v1/models", self._models)
+        app.router.add_post("/v1/chat/completions", self._chat)
+        return app
+
+    async def _models(self, request: web.Request) -> web.Response:
+        return web.json_response(model_list(sorted(self.policies)))
+
+    async def _reply(self, chat: ChatRequest, body: dict) -> str:
+        key = json.dumps([body.get("model"), body.get("messages"), body.get("seed")])
+        future = self._replies.get(key)
+        if future is None:
+            policy = self.policies[str(body.get("model"))]
+            loop = asyncio.get_running_loop()
+            future = self._replies[key] = loop.run_in_executor(None, policy, chat)
+        return await future
+
+    async def _chat(self, request: web.Request) -> web.Response:
+        self.requests += 1
+        try:
+            body = await request.json()
+        except json.JSONDecodeError:
+            return web.json_response(error_body("body is not JSON"), status=400)
+        if str(body.get("model")) not in self.policies:
+            return web.json_response(error_body(f"unknown model {body.get('model')!r}"), 404)
+        chat = ChatRequest.from_body(body)
+        reply, _ = await asyncio.gather(self._reply(chat, body), asyncio.sleep(self.latency_s))
+        return web.json_response(chat_completion(chat, reply))
+
+
+async def _serve(models: StubModels, host: str, port: int) -> None:
+    runner = web.AppRunner(models.app(), access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port, backlog=1024)
+    await site.start()
+    bound = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    print(f"READY http://{host}:{bound}/v1", flush=True)
+    # serve until stdin closes (the benchmark exited or closed the pipe)
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(None, sys.stdin.read)
+    await runner.cleanup()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--latency", type=float, default=1.0, help="seconds per completion")
+    parser.add_argument("--envs", default=",".join(POLICIES), help="comma-separated env keys")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args(argv)
+    envs = [e for e in args.envs.split(",") if e]
+    models = StubModels(envs, args.latency)
+    models.prime(envs)
+    asyncio.run(_serve(models, args.host, args.port))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,221 @@
+"""Numbers over a run's scored rows: errored rollouts never enter an aggregate.
+
+summary.json of an older harness counts an errored rollout as an invalid answer (reward of the
+failed row, usually the invalid payoff). The report uses summary.json only when it was computed
+over exactly the scored rows (same count, same mean reward); otherwise it recomputes the run
+metrics from the scored rows with the environment's own function (`run_metrics.summarize_rows`,
+or `sv_shared.metrics.classification_metrics` for E1). A metric that cannot be recomputed is
+left out (shown as "–") rather than reported over the errored rows.
+
+One deterministic interval for the mean reward: summary.json's `reward_ci95` when the summary
+covers the same rows, else a percentile bootstrap (`sv_shared.metrics.bootstrap_ci`, its
+default 1000 resamples) over the rewards sorted by example id, seeded with the run's seed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+import statistics
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from security_verifiers.reports.runs import Run
+from sv_shared.metrics import bootstrap_ci, classification_metrics
+
+try:  # the harness's one interval computation (summary.json, console table)
+    from security_verifiers.evaluation.summary import reward_interval as shared_reward_interval
+except ImportError:  # an older harness: the identical bootstrap below
+    shared_reward_interval = None
+
+MATCH = 1e-9
+N_RESAMPLES = 1000
+"""Resamples of every per-run interval (bootstrap_ci's default, as the harness summary)."""
+
+Rows = Sequence[Mapping[str, Any]]
+MetricsFn = Callable[[Rows], dict[str, Any]]
+
+
+def run_seed(run: Run, fallback: int = 0) -> int:
+    """The seed of a run's own intervals: its metadata seed (else `fallback`)."""
+    return run.seed if run.seed is not None else fallback
+
+
+def rewards(run: Run) -> list[float]:
+    """Rewards of the scored rows, in example-id order."""
+    return [float(r.get("reward") or 0.0) for r in run.scored_rows]
+
+
+def summary_covers_scored_rows(run: Run) -> bool:
+    """Whether summary.json was computed over exactly the scored rows."""
+    n, mean = run.summary.get("n"), run.summary.get("reward_mean")
+    values = rewards(run)
+    if not isinstance(n, int) or n != len(values):
+        return False
+    if not values:
+        return True
+    return isinstance(mean, int | float) and abs(float(mean) - statistics.fmean(values)) <= MATCH
+
+
+def reward_ci(run: Run, fallback_seed: int = 0) -> tuple[float, tuple[float, float]] | None:
+    """(mean reward, 95% CI) over the scored rows; None without any.
+
+    Computed by the harness's `evaluation.summary.reward_interval` where that exists (the
+    function behind summary.json and the console table), else by the same bootstrap here:
+    scored rewards in example-id order, the run's seed, 1000 resamples.
+    """
+    values = rewards(run)
+    if not values:
+        return None
+    mean = statistics.fmean(values)
+    given = run.summary.get("reward_ci95")
+    if summary_covers_scored_rows(run) and _pair(given) is not None:
+        return mean, _pair(given)  # type: ignore[return-value]
+    seed = run_seed(run, fallback_seed)
+    if shared_reward_interval is not None:
+        interval = shared_reward_interval(run.scored_rows, seed, n_resamples=N_RESAMPLES)
+        if _pair(interval) is not None:
+            return mean, _pair(interval)  # type: ignore[return-value]
+    low, high = bootstrap_ci(values, seed=seed, n_resamples=N_RESAMPLES)
+    return mean, (low, high)
+
+
+def mean_interval(values: Sequence[float], seed: int) -> tuple[float, tuple[float, float]] | None:
+    """(mean, 95% CI) with the per-run resample count; None for no values."""
+    if not values:
+        return None
+    low, high = bootstrap_ci(list(values), seed=seed, n_resamples=N_RESAMPLES)
+    return statistics.fmean(values), (low, high)
+
+
+def _pair(value: object) -> tuple[float, float] | None:
+    if (
+        isinstance(value, list | tuple)
+        and len(value) == 2
+        and all(isinstance(x, int | float) and not isinstance(x, bool) for x in value)
+    ):
+        return float(value[0]), float(value[1])
+    return None
+
+
+def _payoffs(run: Run) -> Any:
+    config = (run.metadata.get("reward_config") or {}).get("payoffs")
+    if not isinstance(config, Mapping):
+        return None
+    from sv_shared.rewards import Payoffs
+
+    try:
+        return Payoffs(
+            correct=float(config.get("correct", 1.0)),
+            abstain=float(config.get("abstain", 0.0)),
+            cost_matrix=config.get("cost_matrix") or {},
+            invalid=config.get("invalid"),
+        )
+    except (TypeError, ValueError):
+        return None
+
+
+def _classification_fn(run: Run) -> MetricsFn:
+    from security_verifiers.reports.profiles import profile_for
+    from security_verifiers.reports.rowdata import abstain_label, confidence, label
+
+    positive = profile_for(run.env_key).positive_label or "Malicious"
+    payoffs, abstain = _payoffs(run), abstain_label(run)
+
+    def compute(rows: Rows) -> dict[str, Any]:
+        return classification_metrics(
+            [str(r.get("gold")) for r in rows],
+            [label(r) for r in rows],
+            [confidence(r) for r in rows],
+            positive_label=positive,
+            abstain_label=abstain,
+            payoffs=payoffs,
+        )
+
+    return compute
+
+
+def metrics_function(run: Run) -> MetricsFn | None:
+    """The function that made the run's summary metrics from its rows, where it is known."""
+    if run.env_key == "e1":
+        return _classification_fn(run)
+    if run.env_key == "e3" and (run.metadata.get("env_args") or {}).get("task") == "detect":
+        name, attr = "sv_env_code_vulnerability.detection", "detection_metrics"
+    else:
+        name, attr = f"{run.env_id.replace('-', '_')}.run_metrics", "summarize_rows"
+    try:
+        fn = getattr(importlib.import_module(name), attr)
+    except (ImportError, AttributeError):
+        return None
+    try:
+        accepts_payoffs = "payoffs" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        accepts_payoffs = False
+    if accepts_payoffs:
+        payoffs = _payoffs(run)
+        return lambda rows: fn(rows, payoffs=payoffs)
+    return fn
+
+
+def effective_metrics(run: Run) -> dict[str, Any]:
+    """summary.json's metrics when it covers the scored rows, else recomputed from them."""
+    given = run.summary_metrics
+    if summary_covers_scored_rows(run):
+        return dict(given)
+    if not run.scored_rows:
+        return {}
+    fn = metrics_function(run)
+    if fn is None:
+        return {}
+    try:
+        return dict(fn(run.scored_rows))
+    except Exception:  # an environment's function failing on odd rows: leave it out
+        return {}
+
+
+def metric_bootstrap_cis(
+    run: Run, keys: Sequence[str], *, fallback_seed: int = 0, n_resamples: int = N_RESAMPLES
+) -> dict[str, tuple[float, float]]:
+    """Percentile 95% CIs of run metrics by resampling scored rows and recomputing them with
+    the environment's function; only for keys whose full-sample value matches the report's."""
+    rows = run.scored_rows
+    fn = metrics_function(run)
+    if not rows or fn is None or not keys:
+        return {}
+    try:
+        full = fn(rows)
+    except Exception:  # as above
+        return {}
+    shown = run.metrics
+    wanted = [k for k in keys if _close(full.get(k), shown.get(k))]
+    if not wanted:
+        return {}
+    rng = np.random.default_rng(run_seed(run, fallback_seed))
+    samples: dict[str, list[float]] = {k: [] for k in wanted}
+    for _ in range(n_resamples):
+        idx = rng.integers(0, len(rows), size=len(rows))
+        try:
+            values = fn([rows[i] for i in idx])
+        except Exception:  # as above
+            return {}
+        for key in wanted:
+            value = values.get(key)
+            if isinstance(value, int | float) and math.isfinite(value):
+                samples[key].append(float(value))
+    out = {}
+    for key, values in samples.items():
+        if values:
+            low, high = np.quantile(values, [0.025, 0.975])
+            out[key] = (float(low), float(high))
+    return out
+
+
+def _close(a: object, b: object) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return False
+    if not isinstance(a, int | float) or not isinstance(b, int | float):
+        return False
+    return abs(float(a) - float(b)) <= MATCH

@@ -1,0 +1,180 @@
+"""`make train-proof ENV=e1|e4`: SFT -> RL -> eval of base / SFT / RL, one command.
+
+1. SFT (`configs/sft/<env>.yaml`): >= 1,000 verified training-split examples (gold labels with
+   calibrated confidences, Abstain where look-alike items disagree), compact prompts.
+2. RL (`configs/rlft/<env>.yaml`) from that checkpoint: expert iteration (default) or GRPO
+   (`--algorithm grpo`).
+3. `sv eval` of base, SFT and RL through the same `hf:` provider on the same >= 200 test items
+   (compact prompts, greedy), plus a real-data column (E1: the Stratosphere zeek sample, E4:
+   the Nazario/Enron samples) when the files are present — skipped with a notice otherwise.
+4. Paired-bootstrap tables (`training/compare.py`) per column, in `<out>/table.md`.
+
+Every stage runs as its own process (its peak memory and time are its own) and is logged to
+`<out>/<stage>.log`; `<out>/proof.json` holds checkpoints, run directories, wall-clock seconds
+and the tables. `--smoke` shrinks every stage to seconds-to-minutes (plumbing check only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[3]
+REAL_DATA = {
+    "e1": (
+        "../shared/realdata/E1_network_logs/stratosphere_zeek/"
+        "011-zeek-mixed_conn.log.labeled.sample500",
+        {"source": "zeek"},
+    ),
+    "e4": ("../shared/realdata/E4_phishing", {"source": "realdata"}),
+}
+#: Answer budget per environment (E4 answers carry evidence).
+MAX_TOKENS = {"e1": 48, "e4": 96}
+
+
+def sv_command() -> list[str]:
+    exe = Path(sys.executable).with_name("sv")
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "security_verifiers.cli"]
+
+
+class Stages:
+    """Runs stage commands, logging each to `<out>/<name>.log` and timing it."""
+
+    def __init__(self, out: Path, threads: int | None) -> None:
+        self.out = out
+        self.timings: dict[str, float] = {}
+        self.env = {**os.environ, "HF_HUB_OFFLINE": os.environ.get("HF_HUB_OFFLINE", "1"),
+                    "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}  # fmt: skip
+        if threads:  # the eval server reads torch's thread count from OMP_NUM_THREADS
+            self.env["OMP_NUM_THREADS"] = str(threads)
+
+    def run(self, name: str, command: list[str]) -> str:
+        """Run `command`; returns the last line of its stdout (the result path)."""
+        print(f"[{name}] {' '.join(command)}", file=sys.stderr, flush=True)
+        start = time.perf_counter()
+        with (self.out / f"{name}.log").open("w") as log:
+            done = subprocess.run(
+                command, cwd=REPO, env=self.env, stdout=subprocess.PIPE, stderr=log, text=True
+            )
+        self.timings[name] = round(time.perf_counter() - start, 1)
+        (self.out / f"{name}.out").write_text(done.stdout)
+        if done.returncode != 0:
+            tail = (self.out / f"{name}.log").read_text().strip().splitlines()[-15:]
+            raise SystemExit(f"[{name}] failed (exit {done.returncode}):\n" + "\n".join(tail))
+        lines = [line for line in done.stdout.strip().splitlines() if line.strip()]
+        print(f"[{name}] done in {self.timings[name]:.0f} s", file=sys.stderr, flush=True)
+        return lines[-1] if lines else ""
+
+
+def run_dir(root: Path) -> Path:
+    """The single eval run directory under `root` (the newest if several)."""
+    found = sorted(root.rglob("results.jsonl"), key=lambda p: p.stat().st_mtime)
+    if not found:
+        raise SystemExit(f"no eval results under {root}")
+    return found[-1].parent
+
+
+def env_arg_flags(args: dict[str, Any]) -> list[str]:
+    return [part for key, value in args.items() for part in ("--env-arg", f"{key}={value}")]
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--env", default="e1", choices=["e1", "e4"])
+    parser.add_argument("--sft-config", type=Path, default=None)
+    parser.add_argument("--rl-config", type=Path, default=None)
+    parser.add_argument("--algorithm", choices=["grpo", "expert_iteration"], default=None,
+                        help="RL algorithm (default: the RL recipe's)")  # fmt: skip
+    parser.add_argument("--rl-steps", type=int, default=None, help="cap every RL stage")
+    parser.add_argument("-n", "--num-examples", type=int, default=200, help="test items")
+    parser.add_argument("--real-n", type=int, default=200, help="real-data items (-1: all)")
+    parser.add_argument("--prompt-style", default="compact", choices=["default", "compact"])
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--out", type=Path, default=None, help="default outputs/proof/<env>")
+    parser.add_argument("--smoke", action="store_true", help="tiny stages: plumbing check")
+    parser.add_argument("--set-sft", action="append", default=[], help="extra --set for SFT")
+    parser.add_argument("--set-rl", action="append", default=[], help="extra --set for RL")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    env = args.env
+    out = (args.out or Path("outputs/proof") / env).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    ckpt_root = out / "checkpoints"
+    stages = Stages(out, args.threads)
+    sv = sv_command()
+    sft_config = args.sft_config or Path(f"configs/sft/{env}.yaml")
+    rl_config = args.rl_config or Path(f"configs/rlft/{env}.yaml")
+    threads = [f"threads={args.threads}"] if args.threads else []
+    n, real_n, rl_steps = args.num_examples, args.real_n, args.rl_steps
+    sft_sets = [f"data.env_args.prompt_style={args.prompt_style}", *threads, *args.set_sft]
+    rl_sets = [f"envs.{env}.env_args.prompt_style={args.prompt_style}", *threads, *args.set_rl]
+    if args.algorithm:
+        rl_sets.append(f"algorithm={args.algorithm}")
+    sft_steps: list[str] = []
+    if args.smoke:
+        n, real_n, rl_steps = min(n, 4), min(real_n, 4), 1
+        sft_sets += ["data.max_examples=8", "train.batch_size=2", "train.logging_steps=1",
+                     "save_merged=true"]  # fmt: skip
+        sft_steps = ["--max-steps", "2"]
+        rl_sets += ["expert_iteration.prompts=2", "expert_iteration.k=2",
+                    "expert_iteration.sft_steps=1", "expert_iteration.batch_size=2",
+                    "grpo.num_generations=2", "grpo.prompts_per_step=1"]  # fmt: skip
+
+    def sets(pairs: list[str]) -> list[str]:
+        return [part for pair in pairs for part in ("--set", pair)]
+
+    sft = stages.run("sft", [*sv, "train", "sft", "--config", str(sft_config), "--output-root",
+                             str(ckpt_root), *sft_steps, *sets(sft_sets)])  # fmt: skip
+    rl = stages.run("rl", [*sv, "train", "rl", "--config", str(rl_config), "--model", sft,
+                           "--output-root", str(ckpt_root), *sets(rl_sets),
+                           *(["--max-steps", str(rl_steps)] if rl_steps else [])])  # fmt: skip
+
+    columns: dict[str, dict[str, Any]] = {
+        "test": {"split": "test", "prompt_style": args.prompt_style}
+    }
+    real_path, real_args = REAL_DATA[env]
+    if (REPO / real_path).exists():
+        columns["real"] = {**real_args, "path": real_path, "prompt_style": args.prompt_style}
+    else:
+        print(f"Notice: real-data column skipped ({real_path} not found)", file=sys.stderr)
+    models = {"base": "smollm2-135m", "sft": sft, "rl": rl}
+    runs: dict[str, dict[str, str]] = {}
+    tables: dict[str, str] = {}
+    for column, env_args in columns.items():
+        count = n if column == "test" else real_n
+        for label, model in models.items():
+            root = out / "evals" / column / label
+            stages.run(f"eval-{column}-{label}", [
+                *sv, "eval", env, "--models", f"hf:{model}", "-n", str(count), "--seed", "42",
+                "--max-tokens", str(MAX_TOKENS[env]), "--fresh", "--quiet", "--no-cache",
+                "--output-dir", str(root), *env_arg_flags(env_args),
+            ])  # fmt: skip
+            runs.setdefault(column, {})[label] = str(run_dir(root))
+        table_path = out / f"table-{column}.md"
+        stages.run(f"compare-{column}", [
+            sys.executable, "-m", "security_verifiers.training.compare",
+            *runs[column].values(), "--labels", ",".join(runs[column]), "--out", str(table_path),
+        ])  # fmt: skip
+        tables[column] = table_path.read_text()
+    summary = {"env": env, "prompt_style": args.prompt_style, "smoke": args.smoke,
+               "checkpoints": {"sft": sft, "rl": rl}, "eval_runs": runs,
+               "timings_s": stages.timings, "n": n, "real_n": real_n}  # fmt: skip
+    (out / "proof.json").write_text(json.dumps(summary, indent=2) + "\n")
+    text = "".join(f"## {column}\n\n{table}\n" for column, table in tables.items())
+    (out / "table.md").write_text(text)
+    print(text)
+    print(json.dumps(stages.timings, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+"""`algorithm: expert_iteration` end to end on the tiny model: sample, score, select, SFT."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from rich.console import Console
+
+from security_verifiers.models.hf_checkpoint import CHECKPOINT_MARKER
+from security_verifiers.training.config import RLRecipe, load_recipe
+
+pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning")
+QUIET = Console(file=open("/dev/null", "w"))  # noqa: SIM115
+
+
+def test_expert_iteration_writes_a_complete_checkpoint(tiny_model_dir: Path, tmp_path: Path):
+    from security_verifiers.training.rl import run_rl
+
+    path = tmp_path / "ei.yaml"
+    path.write_text(yaml.safe_dump({
+        "model": str(tiny_model_dir), "output_root": str(tmp_path / "ckpt"),
+        "algorithm": "expert_iteration", "dtype": "float32", "threads": 1,
+        "envs": {"e1": {"env_args": {"split": "train", "prompt_style": "compact"},
+                        "max_examples": 8}},
+        "stages": [{"envs": ["e1"], "steps": 2}],
+        "expert_iteration": {"k": 3, "prompts": 2, "max_completion_length": 6,
+                             "sft_steps": 1, "batch_size": 2, "min_reward": -10.0},
+        "lora": {"r": 4, "alpha": 8}, "save_merged": False,
+    }))  # fmt: skip
+    root = run_rl(load_recipe(path, RLRecipe), QUIET, source=path)
+    meta = json.loads((root / CHECKPOINT_MARKER).read_text())
+    assert meta["status"] == "complete" and meta["algorithm"] == "expert_iteration"
+    assert meta["runtime"]["dtype"] == "float32" and meta["runtime"]["threads"] == 1
+    assert meta["prompt_style"] == {"e1": "compact"}
+    history = json.loads((root / "metrics.json").read_text())["log_history"]
+    assert [e["step"] for e in history] == [1, 2]
+    assert all(e["samples"] == 6 and 0 <= e["kept"] <= 6 for e in history)
+    datasets = json.loads((root / "datasets.json").read_text())
+    assert datasets["e1"]["prompt_style"] == "compact"
