@@ -16,10 +16,12 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from sv_env_phishing_detection.generator import generate_corpus
 from sv_env_phishing_detection.records import EmailRecord
+from sv_shared import dataset_cache
 
 SPLIT_NAMES = ("train", "dev", "test")
 DEFAULT_SIZE = 2000
@@ -115,7 +117,17 @@ def _interleave_languages(entries: list[tuple[str, str]], seed: int, rotation: i
 
 @lru_cache(maxsize=4)
 def _split_corpus(n: int, seed: int) -> tuple[EmailRecord, ...]:
-    return tuple(assign_splits(generate_corpus(n, seed), seed=seed))
+    """The split corpus, read from the on-disk dataset cache when this package's code and data
+    files are unchanged (`sv_shared.dataset_cache`; generating 2,000 messages takes seconds)."""
+
+    def build() -> list[dict[str, Any]]:
+        return [r.to_dict() for r in assign_splits(generate_corpus(n, seed), seed=seed)]
+
+    package = Path(__file__).resolve().parent
+    key = {"generator": dataset_cache.tree_hash(package, suffixes=(".py", ".json")), "n": n,
+           "seed": seed}  # fmt: skip
+    rows, _ = dataset_cache.cached_rows("e4-synthetic", key, build)
+    return tuple(EmailRecord.from_dict(row) for row in rows)
 
 
 def load_synthetic(
