@@ -11,6 +11,7 @@ Abstaining is structurally paid (calibration 0.75 of an uninformative forecast p
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
@@ -65,6 +66,17 @@ def _other(info: Mapping[str, Any]) -> str:
     return BENIGN if info["gold"] == MALICIOUS else MALICIOUS
 
 
+_CONN_STATE = re.compile(r"^conn_state:\s*(\S+)", re.MULTILINE)
+
+
+def _unanswered_is_malicious(info: Mapping[str, Any]) -> str:
+    """One-field rule: a connection that never completed (S0 / REJ) is an attack; else abstain."""
+    match = _CONN_STATE.search(str(info["text"]))
+    if match and match.group(1) in ("S0", "REJ"):
+        return answer(MALICIOUS, 0.9)
+    return answer(ABSTAIN, 0.5)
+
+
 def _constant(label: str, confidence: Any = 1.0) -> Any:
     return lambda info: answer(label, confidence)
 
@@ -102,8 +114,16 @@ def _probes() -> tuple[Probe, ...]:
         "the right call with an uninformative confidence (reported only)",
         "baseline",
     )
+    one_field = Probe(
+        "unanswered-is-malicious",
+        _unanswered_is_malicious,
+        "reported, not stopped: S0/REJ is mostly malicious in the generator (and in real "
+        "captures), so this one-field rule beats abstaining by ~0.1; benign S0/REJ look-alikes "
+        "bound it",
+        "baseline",
+    )
     hacks = tuple(Probe(n, a, r, baseline="abstain-always") for n, a, r in specs)
-    return (baseline, honest_half, *hacks)
+    return (baseline, honest_half, one_field, *hacks)
 
 
 def _two_blocks(info: Mapping[str, Any]) -> str:
