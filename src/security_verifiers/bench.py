@@ -11,6 +11,14 @@ reports:
   rollouts driven the way `sv eval` drives them (`env.run_rollout` under a semaphore), the
   median of ``--repeats`` runs, and the 16→64 scaling ratio (4× is perfect).
 
+* CPU per scored rollout, over the concurrency runs: ``scoring_cpu_s`` = CPU time of the
+  scoring pool's threads (``sv-scoring``, read from /proc) plus waited-for child processes
+  (scanner CLIs), per rollout; ``process_cpu_s`` = the whole worker process (scoring + harness:
+  client, verifiers) plus children, per rollout. The stub model runs in another process and is
+  not counted. ``ceiling_per_hour`` = cpus × 3600 / process_cpu_s: the most rollouts/hour this
+  machine's CPUs allow, whatever the concurrency (on an idle machine; in-process scoring threads
+  also share one GIL). Per concurrency, ``cores_used`` = CPU seconds per wall second.
+
 Scoring is kept *cold* (the default): every rollout gets its own episode id, so no two rollouts
 share a memoised score, and E2's in-process scan cache is bypassed, so each patched config is
 really re-scanned, as for a training run's distinct completions. ``--warm-caches`` measures
@@ -19,7 +27,9 @@ with those caches on instead.
 ``--local`` adds the local model (llama.cpp server started by `models.local_server`) against
 bare llama-cpp-python on the same GGUF and prompts (`bench_local`).
 
-``--quick`` is a small run (tiny n, no latency) that checks the machinery, not the numbers.
+``--startup-only`` measures start-up alone (every environment's worker stops after its first
+rollout); ``--quick`` is a small run (tiny n, no latency) that checks the machinery, not the
+numbers.
 """
 
 from __future__ import annotations
@@ -28,9 +38,11 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -118,6 +130,57 @@ async def _drive(
     return seconds, outcome
 
 
+SCORING_THREAD_PREFIX = "sv-scoring"
+"""`sv_shared.episode_scoring`'s pool threads, where every environment's scoring runs."""
+
+
+def _thread_cpu_s() -> dict[int, float]:
+    """CPU seconds (user + system) of each live scoring-pool thread, by native thread id."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out: dict[int, float] = {}
+    for thread in threading.enumerate():
+        if not thread.name.startswith(SCORING_THREAD_PREFIX) or thread.native_id is None:
+            continue
+        try:
+            with open(f"/proc/self/task/{thread.native_id}/stat", encoding="ascii") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out[thread.native_id] = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return out
+
+
+def _cpu_snapshot() -> dict[str, Any]:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {
+        "wall": time.perf_counter(),
+        "process": own.ru_utime + own.ru_stime,
+        "children": kids.ru_utime + kids.ru_stime,
+        "threads": _thread_cpu_s(),
+    }
+
+
+def cpu_per_rollout(before: Mapping[str, Any], after: Mapping[str, Any], rollouts: int) -> dict:
+    """CPU seconds per rollout between two `_cpu_snapshot`s (see the module docstring), and
+    ``cores_used``: CPU seconds per wall second over the span (all of it, and the scoring
+    threads alone, which share one GIL)."""
+    threads = sum(t - before["threads"].get(tid, 0.0) for tid, t in after["threads"].items())
+    children = after["children"] - before["children"]
+    process = after["process"] - before["process"]
+    wall = max(after["wall"] - before["wall"], 1e-9)
+    count = max(rollouts, 1)
+    return {
+        "rollouts": rollouts,
+        "scoring_cpu_s": (threads + children) / count,
+        "scoring_threads_cpu_s": threads / count,
+        "children_cpu_s": children / count,
+        "process_cpu_s": (process + children) / count,
+        "cores_used": (process + children) / wall,
+        "scoring_threads_cores_used": threads / wall,
+    }
+
+
 def worker(args: argparse.Namespace) -> dict[str, Any]:
     """Measure one environment in this (fresh) process; returns the result record."""
     t0 = float(os.environ.get(T0_ENV) or time.time())
@@ -146,6 +209,8 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
         try:
             await _drive(env, client, entry.key, rows, 1, 1, "first")
             record["first_rollout_s"] = time.time() - t0
+            if args.startup_only:
+                return record
             warm = getattr(env, "sv_warm_up", None)
             if warm is not None:
                 record["warm_up_s"] = await asyncio.wrap_future(warm)
@@ -153,16 +218,28 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
             await _drive(env, client, entry.key, rows, min(len(rows), 128), 64, "stub")
             runs: dict[str, list[float]] = {}
             outcomes: dict[str, dict[str, float]] = {}
+            cpu_by_concurrency: dict[str, dict[str, float]] = {}
+            total = 0
+            cpu_start = _cpu_snapshot()
             for concurrency in args.concurrency:
                 n = max(1, args.rounds * concurrency)
                 rates = []
+                scored = 0
+                cpu_before = _cpu_snapshot()
                 for rep in range(args.repeats):
                     seconds, outcome = await _drive(
                         env, client, entry.key, rows, n, concurrency, f"c{concurrency}r{rep}"
                     )
                     rates.append(n / seconds * 3600)
                     outcomes[str(concurrency)] = outcome
+                    scored += n - int(outcome["errors"])
                 runs[str(concurrency)] = rates
+                cpu_by_concurrency[str(concurrency)] = cpu_per_rollout(
+                    cpu_before, _cpu_snapshot(), scored
+                )
+                total += scored
+            record["cpu"] = cpu_per_rollout(cpu_start, _cpu_snapshot(), total)
+            record["cpu_by_concurrency"] = cpu_by_concurrency
             record["runs"] = runs
             record["outcomes"] = outcomes
             record["n_rows"] = len(rows)
@@ -204,6 +281,8 @@ def run_worker(key: str, base_url: str, args: argparse.Namespace) -> dict[str, A
     ]  # fmt: skip
     if args.warm_caches:
         command.append("--warm-caches")
+    if args.startup_only:
+        command.append("--startup-only")
     child_env = {**os.environ, T0_ENV: repr(time.time())}
     if args.worker_pythonpath:  # measure another checkout's environments (before/after)
         child_env["PYTHONPATH"] = os.pathsep.join(
@@ -222,12 +301,18 @@ def summarize(record: dict[str, Any], concurrency: Sequence[int]) -> dict[str, A
     medians = {c: statistics.median(record["runs"][str(c)]) for c in concurrency}
     low, high = medians[concurrency[0]], medians[concurrency[-1]]
     goal = SEED_TARGETS[record["env"]] * GOAL_FACTOR
+    cpus = os.cpu_count() or 1
+    cpu = record["cpu"]
     return {
         **record,
         "median_per_hour": {str(c): v for c, v in medians.items()},
         "scaling": high / low if low else 0.0,
         "goal_per_hour": goal,
         "meets_goal": high >= goal,
+        "ceiling_per_hour": cpus * 3600 / cpu["process_cpu_s"] if cpu["process_cpu_s"] else 0.0,
+        "scoring_ceiling_per_hour": (
+            cpus * 3600 / cpu["scoring_cpu_s"] if cpu["scoring_cpu_s"] else 0.0
+        ),
     }
 
 
@@ -239,7 +324,8 @@ def print_table(results: list[dict[str, Any]], args: argparse.Namespace) -> None
              f"own process, {args.rounds}×concurrency rollouts per run")  # fmt: skip
     table = Table(title=title)
     columns = ["env", *(f"c={c}" for c in args.concurrency),
-               f"{args.concurrency[0]}→{args.concurrency[-1]}", "goal (50× seed)", "load s",
+               f"{args.concurrency[0]}→{args.concurrency[-1]}", "goal (50× seed)",
+               "score CPU-s/rollout", "proc CPU-s/rollout", "CPU ceiling/h", "load s",
                "1st rollout s", "errors"]  # fmt: skip
     for column in columns:
         table.add_column(column, justify="right")
@@ -250,9 +336,26 @@ def print_table(results: list[dict[str, Any]], args: argparse.Namespace) -> None
             *(f"{r['median_per_hour'][str(c)]:,.0f}" for c in args.concurrency),
             f"{r['scaling']:.2f}×",
             f"{r['goal_per_hour']:,} {'ok' if r['meets_goal'] else 'MISS'}",
+            f"{r['cpu']['scoring_cpu_s']:.4f}",
+            f"{r['cpu']['process_cpu_s']:.4f}",
+            f"{r['ceiling_per_hour']:,.0f}",
             f"{r['load_s']:.2f}",
             f"{r['first_rollout_s']:.2f}",
             str(errors),
+        )
+    Console(width=160).print(table)
+
+
+def print_startup_table(results: list[dict[str, Any]], latency: float) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"start-up (stub latency {latency:g} s per model call)")
+    for column in ("env", "imports s", "load s", "1st rollout s"):
+        table.add_column(column, justify="right")
+    for r in results:
+        table.add_row(
+            r["env"], f"{r['imports_s']:.2f}", f"{r['load_s']:.2f}", f"{r['first_rollout_s']:.2f}"
         )
     Console(width=160).print(table)
 
@@ -271,6 +374,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--warm-caches", action="store_true", help="keep scoring caches on")
     parser.add_argument("--local", action="store_true", help="also bench the local model")
     parser.add_argument("--quick", action="store_true", help="tiny run (checks the machinery)")
+    parser.add_argument(
+        "--startup-only", action="store_true", help="measure start-up only (to the 1st rollout)"
+    )
     parser.add_argument("--json", default=None, help="also write the results to this file")
     parser.add_argument(
         "--worker-pythonpath",
@@ -290,11 +396,24 @@ def main(argv: list[str] | None = None) -> None:
     results = []
     with stub_server(args.latency, envs) as base_url:
         for key in envs:
-            results.append(summarize(run_worker(key, base_url, args), args.concurrency))
+            record = run_worker(key, base_url, args)
+            results.append(record if args.startup_only else summarize(record, args.concurrency))
+    if args.startup_only:
+        print_startup_table(results, args.latency)
+        print(json.dumps({"startup": results}))
+        return
     print_table(results, args)
     workers = os.environ.get("SV_SCORING_WORKERS") or "default (min(4, cpus))"
     print(f"scoring workers per process: {workers}; cpus: {os.cpu_count()}; "
-          f"scoring caches: {'warm' if args.warm_caches else 'cold'}")  # fmt: skip
+          f"scoring caches: {'warm' if args.warm_caches else 'cold'}; load average: "
+          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")  # fmt: skip
+    for r in results:
+        used = ", ".join(
+            f"c={c}: {v['cores_used']:.2f} ({v['scoring_threads_cores_used']:.2f} in scoring "
+            f"threads)"
+            for c, v in r["cpu_by_concurrency"].items()
+        )
+        print(f"{r['env']} cores used by the worker: {used}")
     out: dict[str, Any] = {"envs": results}
     if args.local:
         from security_verifiers import bench_local

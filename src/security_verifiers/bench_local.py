@@ -1,21 +1,30 @@
-"""`make bench` (local model part): the harness's llama.cpp server against bare llama-cpp-python.
+"""`make bench` (local model part): the harness's local backends against bare llama-cpp-python.
 
 Same GGUF (the shipped ``local/smollm2-135m`` unless ``--gguf``), same requests: the first
 ``--prompts`` E1 episodes with E1's answer schema (``response_format`` json_object + schema, as
-`sv eval` sends for local models), greedy, fixed seed. Bare = an in-process ``llama_cpp.Llama``
-built with the server's context size and thread counts; server = `models.local_server`'s
-`LlamaCppServer` (the harness's own start-up path) over HTTP. Each side runs every request
-``--repeats`` times, alternating sides; reported are completion tokens per second of wall
-time (prompt evaluation included: what a rollout waits for), the server/bare ratio, and whether
-both sides produced the same tokens for every request (and the same output on repeats).
+`sv eval` sends for local models), greedy, fixed seed. Three sides:
+
+* bare: an in-process ``llama_cpp.Llama`` built with the harness's `LlamaSettings`, called with
+  ``create_chat_completion`` and the request's arguments as llama-cpp-python's server fills
+  them in (its defaults, e.g. ``repeat_penalty`` 1.1, so all three sample identically);
+* inprocess: the default backend, `local_inprocess.InProcessLlama`, called the way `sv eval`
+  calls it: `openai.AsyncOpenAI` from `clients.build_client` over its `LlamaTransport`;
+* server: `local_server.LlamaCppServer` (``SV_LOCAL_BACKEND=server``) over HTTP.
+
+Each side runs every request ``--repeats`` times, alternating sides; reported are completion
+tokens per second of wall time (prompt evaluation included: what a rollout waits for), each
+backend's ratio to bare (goal ≥ 0.95×), and whether every side produced the same text and
+completion token count as bare for every request (and the same output on repeats).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,20 +53,58 @@ def requests_for(count: int) -> list[dict[str, Any]]:
     return bodies
 
 
-def _bare_call(llm: Any, body: dict[str, Any]) -> tuple[str, int]:
-    out = llm.create_chat_completion(**body)
+Call = Callable[[dict[str, Any]], tuple[str, int]]
+
+
+def _answer(out: Any) -> tuple[str, int]:
+    """(assistant text, completion tokens) of a chat-completion response dict."""
     return out["choices"][0]["message"]["content"] or "", int(out["usage"]["completion_tokens"])
 
 
-def _server_call(base_url: str, alias: str, body: dict[str, Any]) -> tuple[str, int]:
+def _bare_side(gguf: Path, settings: Any) -> Call:
+    from llama_cpp import Llama
+
+    from security_verifiers.models.local_inprocess import request_kwargs
+
+    llm = Llama(model_path=str(gguf), verbose=False, **settings.llama_kwargs())
+    prepared: dict[str, dict[str, Any]] = {}  # the server's argument filling, outside timing
+
+    def call(body: dict[str, Any]) -> tuple[str, int]:
+        key = json.dumps(body, sort_keys=True)
+        if key not in prepared:
+            prepared[key] = request_kwargs(body)[1]
+        return _answer(llm.create_chat_completion(**prepared[key]))
+
+    return call
+
+
+def _inprocess_side(model: Any, runner: asyncio.Runner) -> Call:
+    from security_verifiers.models.clients import build_client
+    from security_verifiers.models.spec import ModelSpec
+
+    spec = ModelSpec(model.alias, model.alias, "local", model.base_url, gguf=model.gguf)
+    client = build_client(spec, baselines={}, transport=model.transport(), timeout_s=600.0)
+
+    def call(body: dict[str, Any]) -> tuple[str, int]:
+        create = client.chat.completions.create(model=model.alias, **body)
+        return _answer(runner.run(create).model_dump())
+
+    return call
+
+
+def _server_side(server: Any) -> Call:
     import httpx2
 
-    response = httpx2.post(
-        f"{base_url}/chat/completions", json={"model": alias, **body}, timeout=600.0
-    )
-    response.raise_for_status()
-    out = response.json()
-    return out["choices"][0]["message"]["content"] or "", int(out["usage"]["completion_tokens"])
+    def call(body: dict[str, Any]) -> tuple[str, int]:
+        response = httpx2.post(
+            f"{server.base_url}/chat/completions",
+            json={"model": server.alias, **body},
+            timeout=600.0,
+        )
+        response.raise_for_status()
+        return _answer(response.json())
+
+    return call
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -70,14 +117,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.quick:
         args.prompts, args.repeats = 1, 1
 
-    from llama_cpp import Llama
-
     from security_verifiers.models.local_gguf import (
         DEFAULT_LOCAL_MODEL,
         LOCAL_PREFIX,
         builtin_gguf_path,
         check_gguf,
     )
+    from security_verifiers.models.local_inprocess import InProcessLlama
     from security_verifiers.models.local_server import LlamaCppServer
 
     gguf = check_gguf(
@@ -87,51 +133,70 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     bodies = requests_for(args.prompts)
     server = LlamaCppServer(gguf=gguf, alias="bench-local")
-    llm = Llama(model_path=str(gguf), verbose=False, **server.llama_kwargs())
-    server.start()
-    sides = {"bare": lambda b: _bare_call(llm, b),
-             "server": lambda b: _server_call(server.base_url, server.alias, b)}  # fmt: skip
-    seconds: dict[str, list[float]] = {name: [] for name in sides}
-    tokens: dict[str, list[int]] = {name: [] for name in sides}
-    outputs: dict[str, list[list[str]]] = {name: [[] for _ in bodies] for name in sides}
-    try:
-        for call in sides.values():  # warm-up: page the weights in, first-call costs
-            call(bodies[0])
-        for _ in range(args.repeats):
-            for name, call in sides.items():
-                start = time.perf_counter()
-                count = 0
-                for i, body in enumerate(bodies):
-                    text, n = call(body)
-                    count += n
-                    outputs[name][i].append(text)
-                seconds[name].append(time.perf_counter() - start)
-                tokens[name].append(count)
-    finally:
-        server.stop()
+    model = InProcessLlama(gguf=gguf, alias="bench-local")
+    with asyncio.Runner() as runner:
+        try:
+            model.start()
+            server.start()
+            sides: dict[str, Call] = {
+                "bare": _bare_side(gguf, server),
+                "inprocess": _inprocess_side(model, runner),
+                "server": _server_side(server),
+            }
+            seconds, tokens, outputs = _measure(sides, bodies, args.repeats)
+        finally:
+            server.stop()
+            model.stop()
     rate = {
         n: statistics.median(t / s for t, s in zip(tokens[n], seconds[n], strict=True))
         for n in sides
     }
+    same = {f"{n}_vs_bare": outputs[n] == outputs["bare"] for n in sides if n != "bare"}
     result = {
         "gguf": str(gguf),
         "prompts": len(bodies),
         "repeats": args.repeats,
         "server_flags": server.command()[3:],
         "bare_tokens_per_s": rate["bare"],
+        "inprocess_tokens_per_s": rate["inprocess"],
         "server_tokens_per_s": rate["server"],
+        "inprocess_ratio": rate["inprocess"] / rate["bare"] if rate["bare"] else 0.0,
         "ratio": rate["server"] / rate["bare"] if rate["bare"] else 0.0,
         "completion_tokens": {n: tokens[n][0] for n in sides},
-        "same_output_bare_vs_server": outputs["bare"] == outputs["server"],
+        "same_output": same,
         "repeatable": all(len(set(o)) == 1 for side in outputs.values() for o in side),
     }
     print(
-        f"local model {gguf.name}: server {rate['server']:.1f} tok/s, bare {rate['bare']:.1f} "
-        f"tok/s, ratio {result['ratio']:.2f}× (goal ≥ 0.95×); same tokens: "
-        f"{result['same_output_bare_vs_server']}; repeatable: {result['repeatable']}"
+        f"local model {gguf.name}: bare {rate['bare']:.1f} tok/s; in-process (default) "
+        f"{rate['inprocess']:.1f} tok/s = {result['inprocess_ratio']:.2f}× bare; server "
+        f"{rate['server']:.1f} tok/s = {result['ratio']:.2f}× bare (goal ≥ 0.95×); same text "
+        f"and token counts as bare: in-process {same['inprocess_vs_bare']}, server "
+        f"{same['server_vs_bare']}; repeatable: {result['repeatable']}"
     )
     print(json.dumps({"local": result}))
     return result
+
+
+def _measure(
+    sides: dict[str, Call], bodies: list[dict[str, Any]], repeats: int
+) -> tuple[dict[str, list[float]], dict[str, list[int]], dict[str, list[list[tuple[str, int]]]]]:
+    """(seconds per run, completion tokens per run, outputs per request) of every side."""
+    seconds: dict[str, list[float]] = {name: [] for name in sides}
+    tokens: dict[str, list[int]] = {name: [] for name in sides}
+    outputs: dict[str, list[list[tuple[str, int]]]] = {n: [[] for _ in bodies] for n in sides}
+    for call in sides.values():  # warm-up: page the weights in, first-call costs
+        call(bodies[0])
+    for _ in range(repeats):
+        for name, call in sides.items():
+            start = time.perf_counter()
+            count = 0
+            for i, body in enumerate(bodies):
+                text, n = call(body)
+                count += n
+                outputs[name][i].append((text, n))
+            seconds[name].append(time.perf_counter() - start)
+            tokens[name].append(count)
+    return seconds, tokens, outputs
 
 
 if __name__ == "__main__":

@@ -25,6 +25,21 @@ def test_bench_runs_every_measurement_in_its_own_processes(capsys):
                    for o in record["outcomes"].values())  # fmt: skip
     assert results["e2"]["outcomes"]["2"]["mean_reward"] > 0  # the fixes were really scored
     assert set(results["e2"]["warm_up_s"]) == {"k8s", "terraform"}
+    for record in results.values():  # CPU per scored rollout and the ceiling it implies
+        cpu = record["cpu"]
+        assert cpu["rollouts"] == 3 and cpu["process_cpu_s"] >= cpu["scoring_cpu_s"] >= 0
+        assert record["ceiling_per_hour"] > 0
+    assert results["e2"]["cpu"]["scoring_cpu_s"] > 0  # re-scans run in the scoring pool
+    assert "CPU ceiling/h" in out
+
+
+def test_bench_startup_only_stops_after_the_first_rollout(capsys):
+    bench.main(["--startup-only", "--envs", "e1", "--latency", "0"])
+    out = capsys.readouterr().out
+    [line] = [ln for ln in out.splitlines() if ln.startswith('{"startup"')]
+    [record] = json.loads(line)["startup"]
+    assert record["env"] == "e1" and "runs" not in record
+    assert 0 < record["imports_s"] < record["first_rollout_s"]
 
 
 def test_stub_server_answers_with_the_env_policy_after_its_latency():
@@ -48,10 +63,12 @@ def test_e2_reward_bench_runs(capsys):
 @pytest.mark.slow
 @pytest.mark.skipif(not local_runtime_available(), reason="llama-cpp-python or the GGUF missing")
 def test_local_model_bench_runs_and_is_repeatable():
-    """Identical requests give identical outputs on each side (server and bare `Llama`)."""
+    """Identical requests give identical outputs on each side (in-process, server, bare)."""
     from security_verifiers import bench_local
 
     result = bench_local.main(["--prompts", "1", "--repeats", "2"])
     assert result["bare_tokens_per_s"] > 0 and result["server_tokens_per_s"] > 0
+    assert result["inprocess_tokens_per_s"] > 0
     assert result["repeatable"]
+    assert result["same_output"] == {"inprocess_vs_bare": True, "server_vs_bare": True}
     assert "--logits_all" in result["server_flags"]

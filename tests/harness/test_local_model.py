@@ -1,4 +1,5 @@
-"""The real local LLM (SmolLM2-135M GGUF under llama-cpp-python's server), end to end."""
+"""The real local LLM (SmolLM2-135M GGUF), end to end: in-process (the default) and under
+llama-cpp-python's server (SV_LOCAL_BACKEND=server)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from security_verifiers.errors import UserError
 from security_verifiers.evaluation.config import EvalConfig
 from security_verifiers.evaluation.runner import evaluate
 from security_verifiers.models.local_gguf import DEFAULT_LOCAL_MODEL, builtin_gguf_path
-from security_verifiers.models.local_server import LocalServerPool
+from security_verifiers.models.local_server import LOCAL_BACKEND_ENV, LocalServerPool
 from security_verifiers.models.spec import resolve_model
 
 pytestmark = pytest.mark.usefixtures("no_api_keys")
@@ -45,7 +46,14 @@ def server_pids(parent: int | None = None) -> set[int]:
     return pids
 
 
-def test_local_model_evaluates_e1_with_schema_constrained_output(tmp_path):
+@pytest.fixture
+def server_backend(monkeypatch):
+    monkeypatch.setenv(LOCAL_BACKEND_ENV, "server")
+
+
+@pytest.mark.parametrize("backend", ["inprocess", "server"])
+def test_local_model_evaluates_e1_with_schema_constrained_output(tmp_path, monkeypatch, backend):
+    monkeypatch.setenv(LOCAL_BACKEND_ENV, backend)
     before = server_pids(os.getpid())  # only ours: other llama servers may run on the machine
     [run] = asyncio.run(
         evaluate(
@@ -57,6 +65,7 @@ def test_local_model_evaluates_e1_with_schema_constrained_output(tmp_path):
     meta = json.loads((run.run_dir / "metadata.json").read_text())
     rows = [json.loads(line) for line in (run.run_dir / "results.jsonl").read_text().splitlines()]
     assert meta["model_kind"] == "local" and meta["gguf"].endswith(".gguf")
+    assert meta["local_backend"] == backend
     assert meta["structured_output"] == "json_object"
     assert meta["sampling_args"]["response_format"]["schema"]["properties"]["label"]["enum"]
     assert len(rows) == 3 and all(r["error"] is None for r in rows)
@@ -66,6 +75,7 @@ def test_local_model_evaluates_e1_with_schema_constrained_output(tmp_path):
     assert server_pids(os.getpid()) == before, "the harness must stop the server it started"
 
 
+@pytest.mark.usefixtures("server_backend")
 def test_pool_starts_once_reuses_and_stops():
     gguf = builtin_gguf_path("smollm2-135m")
     with LocalServerPool() as pool:
@@ -89,6 +99,7 @@ def test_non_gguf_file_is_a_clear_error(tmp_path):
         resolve_model(f"local:{path}", baselines={})
 
 
+@pytest.mark.usefixtures("server_backend")
 def test_corrupt_gguf_fails_to_load_with_the_server_log(tmp_path):
     good = builtin_gguf_path("smollm2-135m").read_bytes()
     corrupt = tmp_path / "truncated.gguf"
@@ -103,6 +114,7 @@ def test_corrupt_gguf_fails_to_load_with_the_server_log(tmp_path):
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
 def test_no_orphan_server_when_the_harness_is_stopped(tmp_path, sig):
     env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    env[LOCAL_BACKEND_ENV] = "server"
     proc = subprocess.Popen(
         [sys.executable, "-m", "security_verifiers.cli", "eval", "e1", "--models",
          DEFAULT_LOCAL_MODEL, "-n", "40", "--output-dir", str(tmp_path), "--quiet"],

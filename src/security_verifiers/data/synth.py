@@ -172,10 +172,14 @@ async def synthesize(entry: EnvEntry, options: SynthOptions, console: Console) -
             accepted.append(row)
     started = time.monotonic()
     with LocalServerPool() as pool:
+        transport = None
         if spec.kind == "local" and spec.gguf is not None:
-            console.print(f"[dim]Starting llama.cpp server for {spec.gguf.name} ...[/dim]")
-            spec = replace(spec, base_url=pool.get(spec.gguf, spec.model_id).base_url)
-        client = build_client(spec, baselines=baselines, timeout_s=options.timeout_s)
+            console.print(f"[dim]Loading {spec.gguf.name} ...[/dim]")
+            model = pool.get(spec.gguf, spec.model_id)
+            spec, transport = replace(spec, base_url=model.base_url), model.transport()
+        client = build_client(
+            spec, baselines=baselines, timeout_s=options.timeout_s, transport=transport
+        )
         try:
             await check_endpoint(client, spec)
             with _progress(console) as progress:

@@ -2,9 +2,9 @@
 
 An environment module that needs one declares `DEFAULT_TARGET` (a model name); `--target`
 overrides it. The target is resolved like any `--models` entry — a built-in baseline of the
-opponent environment (E5's targets may be E6's defender baselines), a local GGUF served by
-llama.cpp, or an endpoint — and reaches `load_environment` as `target_client` (an
-`openai.AsyncOpenAI`) plus `target_model`.
+opponent environment (E5's targets may be E6's defender baselines), a local GGUF run by
+llama.cpp (in-process, or its server with SV_LOCAL_BACKEND=server), or an endpoint — and
+reaches `load_environment` as `target_client` (an `openai.AsyncOpenAI`) plus `target_model`.
 """
 
 from __future__ import annotations
@@ -55,9 +55,11 @@ async def start_opponent(
     spec = resolve_model(
         name, baselines=baselines, base_url=config.base_url, api_key_env=config.api_key_env
     )
+    transport = None
     if spec.kind == "local" and spec.gguf is not None:
-        spec = replace(spec, base_url=servers.get(spec.gguf, spec.model_id).base_url)
-    client = build_client(spec, baselines=baselines, cache=cache,
-                          max_retries=config.max_retries, timeout_s=config.timeout_s)  # fmt: skip
+        model = servers.get(spec.gguf, spec.model_id)
+        spec, transport = replace(spec, base_url=model.base_url), model.transport()
+    client = build_client(spec, baselines=baselines, cache=cache, max_retries=config.max_retries,
+                          timeout_s=config.timeout_s, transport=transport)  # fmt: skip
     await check_endpoint(client, spec)
     return Opponent(spec, client)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import datasets
+import httpx2
 import openai
 import verifiers as vf
 from rich.console import Console
@@ -35,7 +36,7 @@ from security_verifiers.evaluation.records import failed_row, rollout_row
 from security_verifiers.evaluation.run_store import SUMMARY, RunStore, find_resumable
 from security_verifiers.evaluation.summary import is_answer, print_summary_table, summarize
 from security_verifiers.models.clients import build_client, check_endpoint
-from security_verifiers.models.local_server import LocalServerPool
+from security_verifiers.models.local_server import LocalServerPool, local_backend
 from security_verifiers.models.response_cache import ResponseCache
 from security_verifiers.models.spec import ModelSpec, redact, redact_url, resolve_model
 from security_verifiers.models.structured_output import response_format
@@ -255,10 +256,11 @@ async def _evaluate_with_server(
     console: Console,
     local_servers: LocalServerPool,
 ) -> ModelRun:
-    """Evaluate one model, starting its local llama.cpp server first when it is a local GGUF."""
+    """Evaluate one model, loading it first when it is a local GGUF (llama.cpp in-process, or
+    its server with SV_LOCAL_BACKEND=server) or an `hf:` checkpoint (transformers server)."""
     server = None
     if spec.kind == "local" and spec.gguf is not None:
-        console.print(f"[dim]Starting llama.cpp server for {spec.gguf.name} ...[/dim]")
+        console.print(f"[dim]Loading {spec.gguf.name} ...[/dim]")
         server = local_servers.get(spec.gguf, spec.model_id)
         spec = replace(spec, base_url=server.base_url)
     elif spec.kind == "hf" and spec.checkpoint is not None:
@@ -266,7 +268,10 @@ async def _evaluate_with_server(
         server = local_servers.get_hf(spec.checkpoint, spec.model_id)
         spec = replace(spec, base_url=server.base_url)
     try:
-        run = await _evaluate_model(config, entry, env, inputs, spec, baselines, cache, console)
+        run = await _evaluate_model(
+            config, entry, env, inputs, spec, baselines, cache, console,
+            server.transport() if server is not None else None,
+        )  # fmt: skip
     except UserError as exc:
         if server is not None and not server.alive():
             raise UserError(
@@ -291,6 +296,7 @@ async def _evaluate_model(
     baselines: Mapping[str, Any],
     cache: ResponseCache | None,
     console: Console,
+    transport: httpx2.AsyncBaseTransport | None = None,
 ) -> ModelRun:
     client = build_client(
         spec,
@@ -298,6 +304,7 @@ async def _evaluate_model(
         cache=cache,
         max_retries=config.max_retries,
         timeout_s=config.timeout_s,
+        transport=transport,
     )
     try:
         await check_endpoint(client, spec)
@@ -383,6 +390,7 @@ async def _run_rollouts(
         "attempts": attempt,
         "env": entry.key,
         "model_kind": spec.kind,
+        "local_backend": local_backend() if spec.kind == "local" else None,
         "api_key_env": spec.api_key_env if spec.kind == "endpoint" else None,
         "dataset": getattr(env, "sv_dataset_info", None),
         "tool_versions": getattr(env, "sv_tool_versions", None),

@@ -25,12 +25,15 @@ def build_client(
     cache: ResponseCache | None = None,
     max_retries: int = 5,
     timeout_s: float = 120.0,
+    transport: httpx2.AsyncBaseTransport | None = None,
 ) -> openai.AsyncOpenAI:
-    """An `AsyncOpenAI` for `spec`; retries with backoff on 408/409/429/5xx/timeouts."""
-    transport: httpx2.AsyncBaseTransport
+    """An `AsyncOpenAI` for `spec`; retries with backoff on 408/409/429/5xx/timeouts.
+
+    `transport` answers requests instead of real HTTP (a local model's `transport()`).
+    """
     if spec.kind == "baseline":
         transport = PolicyTransport(baselines[spec.name], spec.model_id)
-    else:
+    elif transport is None:
         transport = httpx2.AsyncHTTPTransport()
     if spec.kind == "local":
         transport = LlamaCppCompatTransport(transport)

@@ -19,11 +19,14 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx2
 
 from security_verifiers.errors import UserError
+
+if TYPE_CHECKING:
+    from security_verifiers.models.local_inprocess import InProcessLlama
 
 PR_SET_PDEATHSIG = 1
 
@@ -119,6 +122,10 @@ class ServerProcess:
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
+    def transport(self) -> httpx2.AsyncBaseTransport | None:
+        """The client transport to reach it: None, i.e. real HTTP to `base_url`."""
+        return None
+
     def stop(self, grace_s: float = 10.0) -> None:
         """Terminate the server's whole process group; kill it if it does not exit in time."""
         process, self.process = self.process, None
@@ -139,22 +146,17 @@ class ServerProcess:
 
 
 @dataclass
-class LlamaCppServer(ServerProcess):
-    """One `python -m llama_cpp.server` child process serving `gguf` as `alias`."""
+class LlamaSettings:
+    """How a GGUF is loaded: the one `llama_cpp.Llama` configuration both local backends use."""
 
     gguf: Path
     alias: str
     n_ctx: int = 4096
     threads: int = field(default_factory=lambda: os.cpu_count() or 1)
-    startup_timeout_s: float = 180.0
-    port: int = 0
-    process: subprocess.Popen | None = None
-    log_path: Path | None = None
-    log_prefix = "sv-llama-server-"
 
     def llama_kwargs(self) -> dict[str, Any]:
-        """The `llama_cpp.Llama` settings the server runs with (also what `make bench`'s bare
-        in-process baseline is built with, so the two cannot drift apart).
+        """The `llama_cpp.Llama` settings of both backends (and of `make bench`'s bare
+        in-process baseline, so the three cannot drift apart).
 
         ``logits_all=False``: the server's own default (True) computes the vocabulary logits
         of every *prompt* token, which no chat completion reads (prompt logprobs only) and which
@@ -167,6 +169,23 @@ class LlamaCppServer(ServerProcess):
             "n_threads_batch": self.threads,
             "logits_all": False,
         }
+
+    def what(self) -> str:
+        return str(self.gguf)
+
+    def load_hint(self) -> str:
+        return " (is the file a complete, uncorrupted GGUF?)"
+
+
+@dataclass
+class LlamaCppServer(LlamaSettings, ServerProcess):
+    """One `python -m llama_cpp.server` child process serving `gguf` as `alias`."""
+
+    startup_timeout_s: float = 180.0
+    port: int = 0
+    process: subprocess.Popen | None = None
+    log_path: Path | None = None
+    log_prefix = "sv-llama-server-"
 
     def command(self) -> list[str]:
         flags = [part for key, value in self.llama_kwargs().items()
@@ -181,25 +200,41 @@ class LlamaCppServer(ServerProcess):
             "--verbose", "False",
         ]  # fmt: skip
 
-    def what(self) -> str:
-        return str(self.gguf)
 
-    def load_hint(self) -> str:
-        return " (is the file a complete, uncorrupted GGUF?)"
+LOCAL_BACKEND_ENV = "SV_LOCAL_BACKEND"
+LOCAL_BACKENDS = ("inprocess", "server")
+"""How local GGUF models run: ``inprocess`` (default; `local_inprocess.InProcessLlama`, one
+`llama_cpp.Llama` in this process) or ``server`` (a `LlamaCppServer` child over HTTP)."""
+
+
+def local_backend() -> str:
+    """The local backend chosen by ``$SV_LOCAL_BACKEND`` (default ``inprocess``)."""
+    value = os.environ.get(LOCAL_BACKEND_ENV, "").strip().lower() or LOCAL_BACKENDS[0]
+    if value not in LOCAL_BACKENDS:
+        raise UserError(
+            f"{LOCAL_BACKEND_ENV}={value!r}: expected one of {', '.join(LOCAL_BACKENDS)}"
+        )
+    return value
 
 
 class LocalServerPool:
-    """Servers started by this process, keyed by GGUF path; `close()` stops them all."""
+    """Local models started by this process, keyed by GGUF path; `close()` stops them all."""
 
     def __init__(self) -> None:
-        self._servers: dict[Path, LlamaCppServer] = {}
+        self._servers: dict[Path, Any] = {}
 
-    def get(self, gguf: Path, alias: str) -> LlamaCppServer:
-        """A running server for `gguf`: the one already started, or a new one."""
+    def get(self, gguf: Path, alias: str) -> LlamaCppServer | InProcessLlama:
+        """A running model for `gguf` (the backend `local_backend()` picks): the one already
+        started, or a new one. Either has `base_url`, `transport()`, `alive()`, `stop()`."""
         server = self._servers.get(gguf)
         if server is not None and server.alive():
             return server
-        server = LlamaCppServer(gguf=gguf, alias=alias)
+        if local_backend() == "server":
+            server = LlamaCppServer(gguf=gguf, alias=alias)
+        else:
+            from security_verifiers.models.local_inprocess import InProcessLlama
+
+            server = InProcessLlama(gguf=gguf, alias=alias)
         server.start()
         self._servers[gguf] = server
         return server

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.stats import rankdata
 
 from sv_shared.metrics import bootstrap_ci
 
@@ -31,6 +30,8 @@ def _auc(y: np.ndarray, proba: np.ndarray) -> float | None:
     neg = y.size - pos
     if not pos or not neg:
         return None
+    from scipy.stats import rankdata  # deferred: ~1 s of import on every `sv` start
+
     ranks = rankdata(proba)
     return float((ranks[y].sum() - pos * (pos + 1) / 2) / (pos * neg))
 
