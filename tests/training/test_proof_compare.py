@@ -9,7 +9,7 @@ import pytest
 
 from security_verifiers.errors import UserError
 from security_verifiers.reports.runs import load_run
-from security_verifiers.training.compare import brier, comparison_table, main
+from security_verifiers.training.compare import brier, comparison_table, ece_with_ci, main, recall
 
 META = {"env": "e1", "env_id": "sv-env-network-logs", "dataset_hash": "sha256:x", "seed": 42,
         "reward_config": {"weights": {"decision": 1.0}}, "env_args": {}}  # fmt: skip
@@ -57,3 +57,26 @@ def test_incomparable_runs_are_refused(tmp_path: Path) -> None:
     b = write_run(tmp_path, "b", [("Benign", 0.9)] * 2, seed=7)
     with pytest.raises(UserError, match="seed"):
         comparison_table([load_run(a), load_run(b)], ["a", "b"])
+
+
+def test_recall_counts_abstentions_and_invalid_answers_as_misses() -> None:
+    def row(gold: str, label: str | None) -> dict:
+        return {"gold": gold, "parsed": None if label is None else {"label": label}}
+
+    assert recall(row("Malicious", "Malicious")) == 1.0
+    assert recall(row("Malicious", "Abstain")) == 0.0
+    assert recall(row("Phishing", None)) == 0.0
+    assert recall(row("Benign", "Benign")) is None
+    assert recall(row("Legitimate", "Phishing")) is None
+
+
+def test_ece_column_is_zero_for_calibrated_answers_and_large_for_overconfident(
+    tmp_path: Path,
+) -> None:
+    calibrated = write_run(tmp_path, "cal", [("Benign", 0.5)] * 8)  # half right at 0.5
+    overconfident = write_run(tmp_path, "over", [("Benign", 1.0)] * 8)  # half right at 1.0
+    point, (low, high) = ece_with_ci(load_run(calibrated))
+    assert point == pytest.approx(0.0) and low <= point <= high
+    assert ece_with_ci(load_run(overconfident))[0] == pytest.approx(0.5)
+    table = comparison_table([load_run(calibrated), load_run(overconfident)], ["cal", "over"])
+    assert "ECE (answered)" in table and "recall (abstain = miss)" in table

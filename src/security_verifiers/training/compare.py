@@ -40,6 +40,25 @@ def accuracy(row: Row) -> float | None:
     return 1.0 if parsed is not None and parsed.get("label") == row.get("gold") else 0.0
 
 
+#: Gold labels of the negative class; every other gold label is a positive (attack, phish).
+NEGATIVE_LABELS = frozenset({"Benign", "Legitimate"})
+
+
+def recall(row: Row) -> float | None:
+    """On positive-gold rows: 1 if the label is the gold one; an abstention, an invalid answer
+    and an errored row count as misses (they catch nothing). None on negative rows."""
+    gold = row.get("gold")
+    if gold is None or gold in NEGATIVE_LABELS:
+        return None
+    parsed = _parsed(row)
+    return 1.0 if parsed is not None and parsed.get("label") == gold else 0.0
+
+
+def abstain_rate(row: Row) -> float | None:
+    parsed = _parsed(row)
+    return 1.0 if parsed is not None and parsed.get("label") == "Abstain" else 0.0
+
+
 def brier(row: Row) -> float | None:
     """`(confidence - 1[correct])^2` for answered (valid, non-abstain) rows, else None."""
     parsed = _parsed(row)
@@ -59,9 +78,52 @@ def reward(row: Row) -> float | None:
 METRICS: list[tuple[str, Callable[[Row], float | None], bool]] = [
     ("format-valid rate", format_valid, True),
     ("accuracy", accuracy, True),
+    ("recall (abstain = miss)", recall, True),
+    ("abstain rate", abstain_rate, False),
     ("Brier (answered; lower is better)", brier, False),
     ("mean reward", reward, True),
 ]
+
+
+def _answered(run: Run) -> list[tuple[str, str, float | None]]:
+    """(gold, label, confidence) of every valid answer (abstentions included)."""
+    out = []
+    for row in run.rows:
+        parsed = _parsed(row)
+        if parsed is None or row.get("gold") is None:
+            continue
+        confidence = parsed.get("confidence")
+        numeric = isinstance(confidence, int | float) and not isinstance(confidence, bool)
+        out.append(
+            (str(row["gold"]), str(parsed.get("label")), float(confidence) if numeric else None)
+        )
+    return out
+
+
+def ece_with_ci(
+    run: Run, *, seed: int = 0, n_resamples: int = 1000
+) -> tuple[float, tuple[float, float]] | None:
+    """Expected calibration error (10 bins, answered rows) and a percentile-bootstrap 95% CI
+    over rows (ECE is not a per-row mean, so it gets no paired difference)."""
+    import numpy as np
+
+    from sv_shared.metrics import expected_calibration_error
+
+    rows = _answered(run)
+
+    def ece(sample: Sequence[tuple[str, str, float | None]]) -> float | None:
+        golds, labels, confs = zip(*sample, strict=True) if sample else ((), (), ())
+        return expected_calibration_error(list(golds), list(labels), list(confs))
+
+    point = ece(rows)
+    if point is None:
+        return None
+    rng = np.random.default_rng(seed)
+    draws = [
+        ece([rows[i] for i in rng.integers(0, len(rows), len(rows))]) for _ in range(n_resamples)
+    ]
+    values = np.array([d for d in draws if d is not None], dtype=float)
+    return point, (float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5)))
 
 
 def by_key(run: Run, metric: Callable[[Row], float | None]) -> dict[str, float]:
@@ -91,7 +153,7 @@ def comparison_table(runs: Sequence[Run], labels: Sequence[str], *, seed: int = 
         differing = incompatibilities(base, run)
         if differing:
             raise UserError(f"{run.path} is not comparable with {base.path}: {differing}")
-    header = ["checkpoint", "n", *(name for name, _, _ in METRICS)]
+    header = ["checkpoint", "n", *(name for name, _, _ in METRICS), "ECE (answered)"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for label, run in zip(labels, runs, strict=True):
         cells = [label, str(len(run.rows))]
@@ -102,6 +164,8 @@ def comparison_table(runs: Sequence[Run], labels: Sequence[str], *, seed: int = 
             if metric is brier:
                 cell += f" (n={len(values)})"
             cells.append(cell)
+        calibration = ece_with_ci(run, seed=seed)
+        cells.append("—" if calibration is None else _fmt(*calibration))
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "Paired bootstrap differences (later minus earlier; 95% CI; sign-flip p):", ""]
     header = ["comparison", *(name for name, _, _ in METRICS)]

@@ -1,27 +1,47 @@
 """Expert iteration (rejection-sampling fine-tuning), the RL alternative to GRPO.
 
 Each round: take `prompts` training prompts, sample `k` answers per prompt from the current
-policy (transformers, batched `num_return_sequences=k`), score every answer with the
-environment's own reward (the replay scorer GRPO uses too), keep the answers that beat their
-group's mean (or each group's best), and run `sft_steps` SFT steps on the kept answers. Cheaper
-per update than GRPO on CPU (no reference log-probs, generation in one batch per prompt) and
+policy, score every answer with the environment's own reward (the replay scorer GRPO uses too),
+keep the answers that beat their group's mean (or each group's best), and run `sft_steps` SFT
+steps on the kept answers. Cheaper per update than GRPO on CPU (no reference log-probs) and
 never trains on an answer the reward did not prefer.
+
+Samplers (`expert_iteration.sampler`): `llama` (`auto` picks it for SmolLM2 policies) exports
+the policy (LoRA merged into a copy) to GGUF at the start of each round and samples in-process
+with llama.cpp, several times faster on a CPU; `transformers` samples from the training model
+itself (batched `num_return_sequences=k`). Both feed the tokenizer's chat-template ids.
 """
 
 from __future__ import annotations
 
 import json
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
+from security_verifiers.errors import UserError
 from security_verifiers.training.config import ExpertIteration, SFTRecipe, SFTTrain
 from security_verifiers.training.envs import TrainingEnv
 from security_verifiers.training.rewards import EnvScorer
 from security_verifiers.training.runtime import Runtime
+
+Sampler = Callable[..., list[str]]
+"""`sampler(prompt, k, *, temperature, max_tokens, seed) -> k answers`."""
+
+
+def prompt_ids(tokenizer: Any, prompt: Sequence[dict[str, Any]]) -> list[int]:
+    """The chat prompt's token ids, with the generation prompt appended."""
+    from security_verifiers.models.hf_generation import plain_messages
+
+    encoded = tokenizer.apply_chat_template(
+        plain_messages(prompt), add_generation_prompt=True, tokenize=True, return_dict=True
+    )
+    return list(encoded["input_ids"])
 
 
 def sample_answers(
@@ -37,13 +57,8 @@ def sample_answers(
     """`k` sampled answers to one chat prompt (one batched generate call)."""
     import torch
 
-    from security_verifiers.models.hf_generation import plain_messages
-
-    encoded = tokenizer.apply_chat_template(
-        plain_messages(prompt), add_generation_prompt=True, tokenize=True, return_dict=True
-    )
     device = next(model.parameters()).device
-    ids = torch.tensor([list(encoded["input_ids"])], device=device)
+    ids = torch.tensor([prompt_ids(tokenizer, prompt)], device=device)
     was_training = model.training
     model.eval()
     try:
@@ -67,6 +82,51 @@ def sample_answers(
     return [tokenizer.decode(seq[ids.shape[1] :], skip_special_tokens=True) for seq in out]
 
 
+@contextmanager
+def llama_sampler(model: Any, tokenizer: Any, threads: int, n_ctx: int) -> Iterator[Sampler]:
+    """The current policy exported to GGUF (in a temporary directory) and loaded in llama.cpp;
+    samples with temperature only (no top-k/top-p/min-p, no repeat penalty), like
+    `sample_answers`, and stops at the tokenizer's EOS."""
+    from llama_cpp import Llama
+
+    from security_verifiers.training.export_gguf import export_model
+
+    with tempfile.TemporaryDirectory(prefix="sv-policy-") as tmp:
+        path = export_model(model, Path(tmp) / "policy.gguf")
+        llm = Llama(str(path), n_ctx=n_ctx, n_threads=threads, verbose=False)
+
+        def sample(
+            prompt: Sequence[dict[str, Any]],
+            k: int,
+            *,
+            temperature: float,
+            max_tokens: int,
+            seed: int | None = None,
+        ) -> list[str]:
+            ids = prompt_ids(tokenizer, prompt)
+            if len(ids) + max_tokens > n_ctx:
+                raise UserError(f"a {len(ids)}-token prompt does not fit the sampler's context "
+                                f"({n_ctx}); raise expert_iteration.max_length")  # fmt: skip
+            answers = []
+            for j in range(k):
+                llm.set_seed((seed if seed is not None else 0) * k + j)
+                out: list[int] = []
+                for token in llm.generate(ids, top_k=0, top_p=1.0, min_p=0.0,
+                                          temp=temperature, repeat_penalty=1.0):  # fmt: skip
+                    if token == tokenizer.eos_token_id:
+                        break
+                    out.append(token)
+                    if len(out) >= max_tokens:
+                        break
+                answers.append(tokenizer.decode(out, skip_special_tokens=True))
+            return answers
+
+        try:
+            yield sample
+        finally:
+            llm.close()
+
+
 def select(rewards: Sequence[float], keep: str, min_reward: float) -> list[int]:
     """Indices of the samples to keep from one group of rewards."""
     if not rewards:
@@ -78,6 +138,31 @@ def select(rewards: Sequence[float], keep: str, min_reward: float) -> list[int]:
     else:
         chosen = [i for i, r in enumerate(rewards) if r > mean]
     return [i for i in chosen if rewards[i] >= min_reward]
+
+
+def resolve_sampler(model: Any, sampler: str) -> str:
+    """`llama` or `transformers`: `auto` is llama when the policy can be exported to GGUF."""
+    if sampler == "transformers":
+        return sampler
+    from security_verifiers.training.export_gguf import export_problem
+
+    problem = export_problem(model.config)
+    if problem and sampler == "llama":
+        raise UserError(f"expert_iteration.sampler: llama: {problem}")
+    return "transformers" if problem else "llama"
+
+
+@contextmanager
+def _sampler(
+    model: Any, tokenizer: Any, settings: ExpertIteration, runtime: Runtime
+) -> Iterator[Sampler]:
+    if settings.sampler == "llama":
+        n_ctx = max(2048, settings.max_length + settings.max_completion_length)
+        threads = settings.llama_threads or runtime.threads
+        with llama_sampler(model, tokenizer, threads, n_ctx) as sample:
+            yield sample
+    else:
+        yield lambda prompt, k, **kw: sample_answers(model, tokenizer, prompt, k, **kw)
 
 
 def run_round(
@@ -98,35 +183,38 @@ def run_round(
     kept: list[dict[str, Any]] = []
     all_rewards: list[float] = []
     n_samples = 0
-    for i, row in enumerate(rows):
-        env_key = row["sv_env"]
-        full = json.loads(row["sv_row"])
-        texts = sample_answers(
-            model,
-            tokenizer,
-            full["prompt"],
-            settings.k,
-            temperature=settings.temperature,
-            max_tokens=settings.max_completion_length,
-            seed=settings.seed + 1000 * round_index + i,
-        )
-        n_samples += len(texts)
-        scores = scorers[env_key].score([full] * len(texts), texts)
-        rewards = [s["reward"] for s in scores]
-        all_rewards += rewards
-        for j in select(rewards, settings.keep, settings.min_reward):
-            kept.append(
-                {
-                    "prompt": list(full["prompt"]),
-                    "completion": [{"role": "assistant", "content": texts[j]}],
-                }
+    export_s = 0.0
+    with _sampler(model, tokenizer, settings, runtime) as sample:
+        export_s = time.perf_counter() - started
+        for i, row in enumerate(rows):
+            env_key = row["sv_env"]
+            full = json.loads(row["sv_row"])
+            texts = sample(
+                full["prompt"],
+                settings.k,
+                temperature=settings.temperature,
+                max_tokens=settings.max_completion_length,
+                seed=settings.seed + 1000 * round_index + i,
             )
-    sample_s = time.perf_counter() - started
+            n_samples += len(texts)
+            scores = scorers[env_key].score([full] * len(texts), texts)
+            rewards = [s["reward"] for s in scores]
+            all_rewards += rewards
+            for j in select(rewards, settings.keep, settings.min_reward):
+                kept.append(
+                    {
+                        "prompt": list(full["prompt"]),
+                        "completion": [{"role": "assistant", "content": texts[j]}],
+                    }
+                )
+    sample_s = time.perf_counter() - started - export_s
     entry: dict[str, Any] = {
         "step": round_index + 1,
         "reward": sum(all_rewards) / max(1, len(all_rewards)),
         "samples": n_samples,
         "kept": len(kept),
+        "sampler": settings.sampler,
+        "export_s": round(export_s, 2),
         "sample_s": round(sample_s, 2),
         "completions_per_s": round(n_samples / sample_s, 3) if sample_s > 0 else None,
     }
@@ -171,6 +259,9 @@ def run_stage(
     offset: int = 0,
 ) -> list[dict[str, Any]]:
     """`steps` rounds over consecutive slices of `rows`; returns the log entries."""
+    settings = settings.model_copy(update={"sampler": resolve_sampler(model, settings.sampler)})
+    if settings.sampler == "transformers":
+        console.print("Sampling with transformers")
     history = []
     per_round = settings.prompts
     for r in range(steps):

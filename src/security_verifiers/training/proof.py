@@ -4,9 +4,13 @@
    calibrated confidences, Abstain where look-alike items disagree), compact prompts.
 2. RL (`configs/rlft/<env>.yaml`) from that checkpoint: expert iteration (default) or GRPO
    (`--algorithm grpo`).
-3. `sv eval` of base, SFT and RL through the same `hf:` provider on the same >= 200 test items
-   (compact prompts, greedy), plus a real-data column (E1: the Stratosphere zeek sample, E4:
-   the Nazario/Enron samples) when the files are present — skipped with a notice otherwise.
+3. `sv eval` of base, SFT and RL through the same provider on the same >= 200 test items
+   (compact prompts, greedy): by default llama.cpp (`--eval-backend llama`: the checkpoints are
+   exported to `<checkpoint>/model.gguf` by `training/export_gguf.py` and evaluated as
+   `local:<gguf>`, the base as `local/smollm2-135m`), or transformers (`--eval-backend hf`:
+   `hf:<checkpoint>`, several times slower on a CPU); plus a real-data column (E1: the
+   Stratosphere zeek sample, E4: the Nazario/Enron samples) when the files are present —
+   skipped with a notice otherwise.
 4. Paired-bootstrap tables (`training/compare.py`) per column, in `<out>/table.md`.
 
 Every stage runs as its own process (its peak memory and time are its own) and is logged to
@@ -24,6 +28,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from security_verifiers.models.local_gguf import DEFAULT_LOCAL_MODEL, LOCAL_PATH_PREFIX
 
 REPO = Path(__file__).resolve().parents[3]
 REAL_DATA = {
@@ -80,6 +86,16 @@ def run_dir(root: Path) -> Path:
     return found[-1].parent
 
 
+def eval_model_name(checkpoint: str, backend: str, stages: Stages, label: str = "") -> str:
+    """The `sv eval` model name of a checkpoint: its GGUF export in llama.cpp (`llama`, an
+    `export-<label>` stage) or the transformers server (`hf`)."""
+    if backend != "llama":
+        return f"hf:{checkpoint}"
+    export = [sys.executable, "-m", "security_verifiers.training.export_gguf", checkpoint]
+    name = f"export-{label or Path(checkpoint).name}"
+    return f"{LOCAL_PATH_PREFIX}{stages.run(name, export)}"
+
+
 def env_arg_flags(args: dict[str, Any]) -> list[str]:
     return [part for key, value in args.items() for part in ("--env-arg", f"{key}={value}")]
 
@@ -96,6 +112,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--real-n", type=int, default=200, help="real-data items (-1: all)")
     parser.add_argument("--prompt-style", default="compact", choices=["default", "compact"])
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--eval-backend", choices=["llama", "hf"], default="llama",
+                        help="llama: GGUF exports in llama.cpp; hf: transformers")  # fmt: skip
     parser.add_argument("--out", type=Path, default=None, help="default outputs/proof/<env>")
     parser.add_argument("--smoke", action="store_true", help="tiny stages: plumbing check")
     parser.add_argument("--set-sft", action="append", default=[], help="extra --set for SFT")
@@ -146,7 +164,14 @@ def main(argv: list[str] | None = None) -> int:
         columns["real"] = {**real_args, "path": real_path, "prompt_style": args.prompt_style}
     else:
         print(f"Notice: real-data column skipped ({real_path} not found)", file=sys.stderr)
-    models = {"base": "smollm2-135m", "sft": sft, "rl": rl}
+    checkpoints = {"sft": sft, "rl": rl}
+    if args.eval_backend == "llama":
+        models = {"base": DEFAULT_LOCAL_MODEL} | {
+            label: eval_model_name(ckpt, "llama", stages, label)
+            for label, ckpt in checkpoints.items()
+        }
+    else:
+        models = {label: f"hf:{m}" for label, m in {"base": "smollm2-135m", **checkpoints}.items()}
     runs: dict[str, dict[str, str]] = {}
     tables: dict[str, str] = {}
     for column, env_args in columns.items():
@@ -154,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         for label, model in models.items():
             root = out / "evals" / column / label
             stages.run(f"eval-{column}-{label}", [
-                *sv, "eval", env, "--models", f"hf:{model}", "-n", str(count), "--seed", "42",
+                *sv, "eval", env, "--models", model, "-n", str(count), "--seed", "42",
                 "--max-tokens", str(MAX_TOKENS[env]), "--fresh", "--quiet", "--no-cache",
                 "--output-dir", str(root), *env_arg_flags(env_args),
             ])  # fmt: skip
@@ -166,7 +191,8 @@ def main(argv: list[str] | None = None) -> int:
         ])  # fmt: skip
         tables[column] = table_path.read_text()
     summary = {"env": env, "prompt_style": args.prompt_style, "smoke": args.smoke,
-               "checkpoints": {"sft": sft, "rl": rl}, "eval_runs": runs,
+               "checkpoints": checkpoints, "eval_backend": args.eval_backend,
+               "eval_models": models, "eval_runs": runs,
                "timings_s": stages.timings, "n": n, "real_n": real_n}  # fmt: skip
     (out / "proof.json").write_text(json.dumps(summary, indent=2) + "\n")
     text = "".join(f"## {column}\n\n{table}\n" for column, table in tables.items())

@@ -1,0 +1,209 @@
+"""Error-driven curriculum for E1: more generator data for the classes the SFT model gets wrong.
+
+`make train-curriculum SFT=<checkpoint>` (or `python -m security_verifiers.training.curriculum`):
+
+1. **probe** — evaluate the SFT checkpoint on the *dev* split (never test) and rank the
+   generator's scenarios by how often the model's label misses the gold one (an abstention on
+   an item with a clear gold label counts as a miss);
+2. **generate** — draw a fresh corpus from the E1 generator with a seed the built-in dataset
+   does not use, keep `--per-class` flows of each targeted scenario plus a `--replay` sample of
+   every other scenario (so the model does not forget them), and write them as E1 jsonl;
+3. **train** — continue SFT from the checkpoint on those flows (gold labels with calibrated
+   confidences, the same recipe as the first SFT); with `--control`, also continue on a uniform
+   sample of the same fresh corpus with the same number of examples and steps, so the gain of
+   *targeting* is separated from the gain of more data;
+4. **compare** — evaluate before / after (/ control) on the same test items and write the paired
+   bootstrap table (`training/compare.py`) and per-scenario accuracy on the targeted classes.
+
+Every stage runs as its own process, logged to `<out>/<stage>.log`; `<out>/curriculum.json`
+records the targeted classes, the data counts, the checkpoints, the runs and the timings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from security_verifiers.training.proof import Stages, eval_model_name, run_dir, sv_command
+
+#: Seed of the fresh generator corpus (the built-in dataset uses another one).
+FRESH_SEED = 7_777
+
+
+def _rows(run: Path) -> list[dict[str, Any]]:
+    with (run / "results.jsonl").open() as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def _label(row: dict[str, Any]) -> str | None:
+    parsed = row.get("parsed")
+    return parsed.get("label") if isinstance(parsed, dict) else None
+
+
+def error_rates(rows: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
+    """scenario -> (misses, items) over scored rows; a miss is any label but the gold one."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for row in rows:
+        if row.get("error") or row.get("reward") is None:
+            continue
+        entry = counts[str(row.get("scenario") or "?")]
+        entry[1] += 1
+        entry[0] += int(_label(row) != row.get("gold"))
+    return {name: (miss, total) for name, (miss, total) in counts.items()}
+
+
+def pick_targets(
+    rates: dict[str, tuple[int, int]], *, min_items: int, min_rate: float, max_classes: int
+) -> list[str]:
+    """The scenarios with the highest miss rate (at least `min_items` probed, rate >=
+    `min_rate`), worst first; ties broken by name for determinism."""
+    eligible = [
+        (miss / total, name)
+        for name, (miss, total) in rates.items()
+        if total >= min_items and miss / total >= min_rate
+    ]
+    eligible.sort(key=lambda pair: (-pair[0], pair[1]))
+    return [name for _, name in eligible[:max_classes]]
+
+
+def curriculum_flows(
+    targets: list[str], *, per_class: int, replay: int, corpus_size: int, seed: int
+) -> tuple[list[Any], list[Any], dict[str, int]]:
+    """(targeted, uniform control, counts): flows of a fresh generator corpus. Targeted =
+    `per_class` flows of each target scenario + `replay` flows spread over the others; the
+    control is a uniform sample of the same corpus with the same size."""
+    from sv_env_network_logs.generator import generate_flows
+
+    corpus = generate_flows(corpus_size, seed=seed)
+    by_scenario: dict[str, list[Any]] = defaultdict(list)
+    for flow in corpus:
+        by_scenario[flow.scenario].append(flow)
+    rng = random.Random(seed)
+    chosen: list[Any] = []
+    for name in targets:
+        pool = by_scenario.get(name, [])
+        chosen += rng.sample(pool, min(per_class, len(pool)))
+    others = [flow for flow in corpus if flow.scenario not in set(targets)]
+    chosen += rng.sample(others, min(replay, len(others)))
+    control = rng.sample(corpus, len(chosen))
+    counts = Counter(flow.scenario for flow in chosen)
+    return chosen, control, dict(sorted(counts.items()))
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sft", required=True, help="SFT checkpoint directory to start from")
+    parser.add_argument("--config", type=Path, default=Path("configs/sft/e1.yaml"))
+    parser.add_argument("--probe-n", type=int, default=400, help="dev items probed")
+    parser.add_argument("-n", "--num-examples", type=int, default=200, help="test items")
+    parser.add_argument("--per-class", type=int, default=60, help="fresh flows per target class")
+    parser.add_argument("--replay", type=int, default=160, help="fresh flows of other classes")
+    parser.add_argument("--max-classes", type=int, default=6)
+    parser.add_argument("--min-rate", type=float, default=0.3, help="miss rate to target")
+    parser.add_argument("--min-items", type=int, default=4, help="probed items per class")
+    parser.add_argument("--corpus-size", type=int, default=12_000)
+    parser.add_argument("--seed", type=int, default=FRESH_SEED, help="fresh corpus seed")
+    parser.add_argument("--control", action="store_true", help="also train a uniform control")
+    parser.add_argument("--eval-backend", choices=["hf", "llama"], default="llama")
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--out", type=Path, default=Path("outputs/curriculum/e1"))
+    parser.add_argument("--set", dest="sets", action="append", default=[],
+                        help="extra --set for the continued SFT")  # fmt: skip
+    args = parser.parse_args(argv)
+    for name in ("probe_n", "num_examples", "per_class", "max_classes", "min_items"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1")
+    if not Path(args.sft).is_dir():
+        parser.error(f"--sft {args.sft}: not a checkpoint directory")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    from sv_env_network_logs.dataset import write_jsonl
+
+    args = parse_args(argv)
+    out = args.out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    stages = Stages(out, args.threads)
+    sv = sv_command()
+
+    def evaluate(name: str, checkpoint: str, split: str, count: int) -> Path:
+        root = out / "evals" / name
+        model = eval_model_name(checkpoint, args.eval_backend, stages)
+        stages.run(f"eval-{name}", [
+            *sv, "eval", "e1", "--models", model, "-n", str(count), "--seed", "42",
+            "--max-tokens", "48", "--fresh", "--quiet", "--no-cache", "--output-dir", str(root),
+            "--env-arg", f"split={split}", "--env-arg", "prompt_style=compact",
+        ])  # fmt: skip
+        return run_dir(root)
+
+    probe = evaluate("probe-dev", args.sft, "dev", args.probe_n)
+    rates = error_rates(_rows(probe))
+    targets = pick_targets(
+        rates, min_items=args.min_items, min_rate=args.min_rate, max_classes=args.max_classes
+    )
+    print(f"targets: {targets}", file=sys.stderr, flush=True)
+    if not targets:
+        print("no scenario reaches the miss-rate threshold; nothing to target", file=sys.stderr)
+        return 0
+    chosen, control, counts = curriculum_flows(
+        targets, per_class=args.per_class, replay=args.replay,
+        corpus_size=args.corpus_size, seed=args.seed,
+    )  # fmt: skip
+    data = {"targeted": out / "targeted.jsonl", "control": out / "control.jsonl"}
+    write_jsonl(chosen, data["targeted"])
+    write_jsonl(control, data["control"])
+
+    def train(name: str) -> str:
+        sets = [
+            "data.env_args.source=jsonl", f"data.env_args.path={data[name]}",
+            "data.env_args.split=all", "data.env_args.prompt_style=compact",
+            f"data.max_examples={len(chosen)}", *args.sets,
+            *([f"threads={args.threads}"] if args.threads else []),
+        ]  # fmt: skip
+        return stages.run(f"sft-{name}", [
+            *sv, "train", "sft", "--config", str(args.config), "--model", args.sft,
+            "--output-root", str(out / "checkpoints" / name),
+            *[part for pair in sets for part in ("--set", pair)],
+        ])  # fmt: skip
+
+    checkpoints = {"before": args.sft, "targeted": train("targeted")}
+    if args.control:
+        checkpoints["control"] = train("control")
+    runs = {label: evaluate(f"test-{label}", ckpt, "test", args.num_examples)
+            for label, ckpt in checkpoints.items()}  # fmt: skip
+    table = out / "table.md"
+    stages.run("compare", [
+        sys.executable, "-m", "security_verifiers.training.compare", *map(str, runs.values()),
+        "--labels", ",".join(runs), "--out", str(table),
+    ])  # fmt: skip
+    per_class = {
+        label: {name: rate for name, rate in error_rates(_rows(run)).items() if name in targets}
+        for label, run in runs.items()
+    }
+    lines = ["", "Targeted classes on the test items (misses / items):", ""]
+    lines.append("| class | " + " | ".join(runs) + " |")
+    lines.append("|---|" + "---|" * len(runs))
+    for name in targets:
+        cells = [f"{m}/{t}" for m, t in (per_class[label].get(name, (0, 0)) for label in runs)]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    text = table.read_text() + "\n".join(lines) + "\n"
+    table.write_text(text)
+    summary = {
+        "probe_run": str(probe), "probe_miss_rates": rates, "targets": targets,
+        "targeted_counts": counts, "examples": len(chosen), "fresh_seed": args.seed,
+        "checkpoints": checkpoints, "runs": {k: str(v) for k, v in runs.items()},
+        "timings_s": stages.timings,
+    }  # fmt: skip
+    (out / "curriculum.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,68 @@
+"""Expert iteration with `sampler: llama`: the policy is exported to GGUF each round and sampled
+in llama.cpp (on the real SmolLM2: export needs a llama GGUF base)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from rich.console import Console
+
+from security_verifiers.models.hf_checkpoint import CHECKPOINT_MARKER
+from security_verifiers.training.config import RLRecipe, load_recipe
+
+pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning")
+QUIET = Console(file=open("/dev/null", "w"))  # noqa: SIM115
+
+
+def test_one_round_with_the_llama_sampler(tmp_path: Path):
+    pytest.importorskip("llama_cpp")
+    pytest.importorskip("trl", reason="the training extra is not installed (make setup)")
+    from security_verifiers.training.rl import run_rl
+
+    path = tmp_path / "ei.yaml"
+    path.write_text(yaml.safe_dump({
+        "model": "smollm2-135m", "output_root": str(tmp_path / "ckpt"),
+        "algorithm": "expert_iteration", "dtype": "float32", "threads": 2,
+        "envs": {"e1": {"env_args": {"split": "train", "prompt_style": "compact"},
+                        "max_examples": 4}},
+        "stages": [{"envs": ["e1"], "steps": 1}],
+        "expert_iteration": {"sampler": "llama", "k": 3, "prompts": 2,
+                             "max_completion_length": 6, "sft_steps": 1, "batch_size": 2,
+                             "min_reward": -10.0},
+        "lora": {"r": 4, "alpha": 8}, "save_merged": False,
+    }))  # fmt: skip
+    root = run_rl(load_recipe(path, RLRecipe), QUIET, source=path)
+    meta = json.loads((root / CHECKPOINT_MARKER).read_text())
+    assert meta["status"] == "complete"
+    (entry,) = json.loads((root / "metrics.json").read_text())["log_history"]
+    assert entry["sampler"] == "llama" and entry["samples"] == 6 and entry["export_s"] > 0
+
+
+def test_llama_sampler_tokens_and_seeds():
+    """The GGUF's tokenizer renders the chat prompt into transformers' ids (the sampler feeds
+    those ids directly), and a seed fixes the k answers."""
+    pytest.importorskip("llama_cpp")
+    from llama_cpp import Llama
+
+    from security_verifiers.models.hf_checkpoint import (
+        load_causal_lm,
+        load_tokenizer,
+        resolve_checkpoint,
+    )
+    from security_verifiers.training.expert import llama_sampler, prompt_ids
+    from security_verifiers.training.model_cache import loadable
+
+    ref = resolve_checkpoint("smollm2-135m")
+    model, tokenizer = load_causal_lm(loadable(ref)), load_tokenizer(loadable(ref))
+    prompt = [{"role": "system", "content": "Answer briefly."}, {"role": "user", "content": "Hi"}]
+    text = tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=False)
+    ids = prompt_ids(tokenizer, prompt)
+    vocab = Llama(ref.location, vocab_only=True, verbose=False)
+    assert vocab.tokenize(text.encode(), add_bos=False, special=True) == ids
+    with llama_sampler(model, tokenizer, threads=2, n_ctx=256) as sample:
+        first = sample(prompt, 3, temperature=1.0, max_tokens=8, seed=7)
+        again = sample(prompt, 3, temperature=1.0, max_tokens=8, seed=7)
+    assert len(first) == 3 and first == again and len(set(first)) > 1
