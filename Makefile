@@ -130,7 +130,7 @@ tournament:
 		--seed $(SEED) $(ARGS)
 
 # fine-tuning recipes (docs/training.md): make train-sft CONFIG=configs/sft/e1.yaml
-.PHONY: train-sft train-rl train-proof bench-train
+.PHONY: train-sft train-rl train-proof train-curriculum bench-train
 train-sft:
 	$(BIN)/sv train sft --config $(or $(CONFIG),configs/sft/e1.yaml) $(ARGS)
 
@@ -142,6 +142,11 @@ train-rl:
 # make train-proof ENV=e4 ARGS="--algorithm grpo"; a plumbing check: ARGS=--smoke
 train-proof:
 	$(PY) -m security_verifiers.training.proof --env $(or $(ENV),e1) $(ARGS)
+
+# error-driven curriculum on E1: probe the SFT checkpoint on dev, generate fresh flows for the
+# classes it misses, continue SFT, compare before/after (/control) on the same test items
+train-curriculum:
+	$(PY) -m security_verifiers.training.curriculum --sft $(SFT) $(ARGS)
 
 # trained tokens/s of the SFT and RL recipes vs plain PyTorch on the same batches (+ peak RSS);
 # ARGS="--env e4 --llama" adds the llama.cpp server's completions/s
