@@ -37,6 +37,14 @@ def plain_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, str]
     return out
 
 
+def chat_prompt_ids(tokenizer: Any, messages: Sequence[Mapping[str, Any]]) -> list[int]:
+    """Token ids of the chat-templated conversation, ending with the assistant header."""
+    encoded = tokenizer.apply_chat_template(
+        plain_messages(messages), add_generation_prompt=True, tokenize=True, return_dict=True
+    )
+    return list(encoded["input_ids"])
+
+
 MIN_PREFIX_TOKENS = 32
 
 
@@ -73,10 +81,7 @@ class ChatGenerator:
 
     def prompt_ids(self, messages: Sequence[Mapping[str, Any]]) -> list[int]:
         """Token ids of the chat-templated conversation, ending with the assistant header."""
-        encoded = self.tokenizer.apply_chat_template(
-            plain_messages(messages), add_generation_prompt=True, tokenize=True, return_dict=True
-        )
-        return list(encoded["input_ids"])
+        return chat_prompt_ids(self.tokenizer, messages)
 
     def generate(
         self,

@@ -88,7 +88,8 @@ def curriculum_flows(
     for name in targets:
         pool = by_scenario.get(name, [])
         chosen += rng.sample(pool, min(per_class, len(pool)))
-    others = [flow for flow in corpus if flow.scenario not in set(targets)]
+    targeted = set(targets)
+    others = [flow for flow in corpus if flow.scenario not in targeted]
     chosen += rng.sample(others, min(replay, len(others)))
     control = rng.sample(corpus, len(chosen))
     counts = Counter(flow.scenario for flow in chosen)

@@ -35,13 +35,11 @@ Sampler = Callable[..., list[str]]
 
 
 def prompt_ids(tokenizer: Any, prompt: Sequence[dict[str, Any]]) -> list[int]:
-    """The chat prompt's token ids, with the generation prompt appended."""
-    from security_verifiers.models.hf_generation import plain_messages
+    """The chat prompt's token ids, with the generation prompt appended (the same ids the
+    `hf:` server generates from)."""
+    from security_verifiers.models.hf_generation import chat_prompt_ids
 
-    encoded = tokenizer.apply_chat_template(
-        plain_messages(prompt), add_generation_prompt=True, tokenize=True, return_dict=True
-    )
-    return list(encoded["input_ids"])
+    return chat_prompt_ids(tokenizer, prompt)
 
 
 def sample_answers(
