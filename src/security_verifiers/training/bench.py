@@ -196,7 +196,8 @@ def bench_rl(args: argparse.Namespace, runtime: Any, out: dict[str, Any]) -> Non
     rows = stage_rows(Stage(envs=[args.env], steps=args.steps), envs, max(args.steps, 8), 42)
     ref = loadable(resolve_checkpoint(args.model))
     tokenizer = load_tokenizer(ref)
-    model = get_peft_model(load_causal_lm(ref, dtype=runtime.dtype), lora_config(LoraSettings()))
+    base = load_causal_lm(ref, dtype=runtime.dtype)
+    model = get_peft_model(base, lora_config(LoraSettings(), base))
     funcs, weights = bridge.for_envs([args.env])
     with tempfile.TemporaryDirectory(prefix="sv-bench-rl-") as tmp:
         trainer = GRPOTrainer(

@@ -28,6 +28,9 @@ class LoraSettings(Strict):
     dropout: float = Field(0.05, ge=0.0, lt=1.0)
     target_modules: str | list[str] = "all-linear"
     """PEFT's `all-linear` works for any causal LM; or list module names."""
+    layers: int | None = Field(None, ge=1)
+    """Adapt only the top N transformer blocks (null: every block). Backward stops below the
+    lowest adapted block, so a step costs less compute and holds fewer activations."""
 
 
 class RolloutSource(Strict):

@@ -29,7 +29,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from security_verifiers.models.local_gguf import DEFAULT_LOCAL_MODEL, LOCAL_PATH_PREFIX
+from security_verifiers.models.local_gguf import (
+    DEFAULT_LOCAL_MODEL,
+    LOCAL_PATH_PREFIX,
+    LOCAL_PREFIX,
+)
 
 REPO = Path(__file__).resolve().parents[3]
 REAL_DATA = {
@@ -96,6 +100,35 @@ def eval_model_name(checkpoint: str, backend: str, stages: Stages, label: str = 
     return f"{LOCAL_PATH_PREFIX}{stages.run(name, export)}"
 
 
+def base_eval_model(sft_config: Path, backend: str) -> str:
+    """The `sv eval` name of the SFT recipe's starting model: the shipped GGUF in llama.cpp, or
+    `hf:<model>` (any model transformers loads: hub id, directory, .gguf, `smollm2-135m`)."""
+    from security_verifiers.errors import UserError
+    from security_verifiers.training.config import SFTRecipe, load_recipe
+
+    try:
+        model = load_recipe(REPO / sft_config, SFTRecipe).model
+    except UserError as exc:
+        raise SystemExit(f"--sft-config: {exc}") from None
+    if backend == "hf":
+        return f"hf:{model}"
+    if model == DEFAULT_LOCAL_MODEL.removeprefix(LOCAL_PREFIX):
+        return DEFAULT_LOCAL_MODEL
+    if model.endswith(".gguf"):
+        return f"{LOCAL_PATH_PREFIX}{model}"
+    raise SystemExit(f"--eval-backend llama: no GGUF for the base model {model!r} "
+                     "(use --eval-backend hf)")  # fmt: skip
+
+
+def reused_checkpoint(path: Path) -> Path:
+    """A finished checkpoint given by `--sft-checkpoint`; exits with one line if it is not one."""
+    path = path.resolve()
+    if not (path / "sv_checkpoint.json").is_file():
+        raise SystemExit(f"--sft-checkpoint: {path} is not a finished checkpoint "
+                         "(no sv_checkpoint.json)")  # fmt: skip
+    return path
+
+
 def env_arg_flags(args: dict[str, Any]) -> list[str]:
     return [part for key, value in args.items() for part in ("--env-arg", f"{key}={value}")]
 
@@ -118,6 +151,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--smoke", action="store_true", help="tiny stages: plumbing check")
     parser.add_argument("--set-sft", action="append", default=[], help="extra --set for SFT")
     parser.add_argument("--set-rl", action="append", default=[], help="extra --set for RL")
+    parser.add_argument("--sft-checkpoint", type=Path, default=None,
+                        help="reuse a finished SFT checkpoint (no SFT stage)")  # fmt: skip
     return parser.parse_args(argv)
 
 
@@ -150,8 +185,13 @@ def main(argv: list[str] | None = None) -> int:
     def sets(pairs: list[str]) -> list[str]:
         return [part for pair in pairs for part in ("--set", pair)]
 
-    sft = stages.run("sft", [*sv, "train", "sft", "--config", str(sft_config), "--output-root",
-                             str(ckpt_root), *sft_steps, *sets(sft_sets)])  # fmt: skip
+    if args.sft_checkpoint:
+        sft = str(reused_checkpoint(args.sft_checkpoint))
+        print(f"[sft] reusing {sft}", file=sys.stderr, flush=True)
+    else:
+        sft = stages.run("sft", [*sv, "train", "sft", "--config", str(sft_config),
+                                 "--output-root", str(ckpt_root), *sft_steps,
+                                 *sets(sft_sets)])  # fmt: skip
     rl = stages.run("rl", [*sv, "train", "rl", "--config", str(rl_config), "--model", sft,
                            "--output-root", str(ckpt_root), *sets(rl_sets),
                            *(["--max-steps", str(rl_steps)] if rl_steps else [])])  # fmt: skip
@@ -165,13 +205,11 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"Notice: real-data column skipped ({real_path} not found)", file=sys.stderr)
     checkpoints = {"sft": sft, "rl": rl}
-    if args.eval_backend == "llama":
-        models = {"base": DEFAULT_LOCAL_MODEL} | {
-            label: eval_model_name(ckpt, "llama", stages, label)
-            for label, ckpt in checkpoints.items()
-        }
-    else:
-        models = {label: f"hf:{m}" for label, m in {"base": "smollm2-135m", **checkpoints}.items()}
+    base = base_eval_model(sft_config, args.eval_backend)
+    models = {"base": base} | {
+        label: eval_model_name(ckpt, args.eval_backend, stages, label)
+        for label, ckpt in checkpoints.items()
+    }
     runs: dict[str, dict[str, str]] = {}
     tables: dict[str, str] = {}
     for column, env_args in columns.items():
@@ -193,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     summary = {"env": env, "prompt_style": args.prompt_style, "smoke": args.smoke,
                "checkpoints": checkpoints, "eval_backend": args.eval_backend,
                "eval_models": models, "eval_runs": runs,
-               "timings_s": stages.timings, "n": n, "real_n": real_n}  # fmt: skip
+               "timings_s": stages.timings, "n": n, "real_n": real_n,
+               "sft_reused": bool(args.sft_checkpoint)}  # fmt: skip
     (out / "proof.json").write_text(json.dumps(summary, indent=2) + "\n")
     text = "".join(f"## {column}\n\n{table}\n" for column, table in tables.items())
     (out / "table.md").write_text(text)

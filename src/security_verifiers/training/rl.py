@@ -208,9 +208,8 @@ def run_rl(recipe: RLRecipe, console: Console | None = None, source: Path | None
     console.print(f"Checkpoint directory: {ckpt.root}")
 
     tokenizer = load_tokenizer(loadable(ref))
-    model = get_peft_model(
-        load_causal_lm(loadable(ref), dtype=runtime.dtype), lora_config(recipe.lora)
-    )
+    base = load_causal_lm(loadable(ref), dtype=runtime.dtype)
+    model = get_peft_model(base, lora_config(recipe.lora, base))
     policy.generator = ChatGenerator(model, tokenizer)
 
     history: list[dict[str, Any]] = []

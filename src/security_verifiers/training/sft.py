@@ -23,14 +23,40 @@ from security_verifiers.training.runtime import Runtime, peak_rss_mb, setup_runt
 from security_verifiers.training.sft_data import build_sft_examples
 
 
-def lora_config(settings: LoraSettings) -> Any:
+def adapted_layers(settings: LoraSettings, num_layers: int) -> list[int] | None:
+    """The block indices `lora.layers` adapts (the top N), or None for every block."""
+    if settings.layers is None or settings.layers >= num_layers:
+        return None
+    return list(range(num_layers - settings.layers, num_layers))
+
+
+def linear_module_names(model: Any) -> list[str]:
+    """The names of the Linear layers inside the transformer blocks (what `all-linear` means)."""
+    import torch
+
+    output = model.get_output_embeddings()
+    return sorted({
+        name.rsplit(".", 1)[-1]
+        for name, module in model.named_modules()
+        if isinstance(module, torch.nn.Linear) and module is not output
+    })  # fmt: skip
+
+
+def lora_config(settings: LoraSettings, model: Any) -> Any:
+    """PEFT's LoRA settings for `model` (its block count decides `lora.layers`)."""
     from peft import LoraConfig
 
+    layers = adapted_layers(settings, model.config.num_hidden_layers)
+    targets = settings.target_modules
+    if layers and targets == "all-linear":  # PEFT takes a block subset only with names
+        targets = linear_module_names(model)
     return LoraConfig(
         r=settings.r,
         lora_alpha=settings.alpha,
         lora_dropout=settings.dropout,
-        target_modules=settings.target_modules,
+        target_modules=targets,
+        layers_to_transform=layers,
+        layers_pattern="layers" if layers else None,
         task_type="CAUSAL_LM",
     )
 
@@ -188,7 +214,7 @@ def build_sft_trainer(
     peft_config = None
     if model is None:
         model = load_causal_lm(loadable(ref), dtype=runtime.dtype)
-        peft_config = lora_config(recipe.lora)
+        peft_config = lora_config(recipe.lora, model)
     args = sft_args(recipe, runtime, output_dir, len(examples))
     dataset = Dataset.from_list(
         [{"prompt": e["prompt"], "completion": e["completion"]} for e in examples]
