@@ -230,7 +230,9 @@ class JsonClassificationParser(vf.Parser):
         """JSON Schema of a valid answer, for providers that constrain decoding to a schema.
 
         Key order is the order the model should write them; the rationale is capped shorter
-        than the parser's limit so that a constrained small model cannot ramble.
+        than the parser's limit so that a constrained small model cannot ramble. `required`
+        is what the parser requires (the rationale is optional): a schema stricter than the
+        parser forces a model trained on the answers the parser accepts off its distribution.
         """
         properties: dict[str, Any] = {
             "label": {"type": "string", "enum": list(self.allowed_labels)},
@@ -240,7 +242,7 @@ class JsonClassificationParser(vf.Parser):
         return {
             "type": "object",
             "properties": properties,
-            "required": list(properties),
+            "required": ["label", "confidence"] if self.require_confidence else ["label"],
             "additionalProperties": False,
         }
 

@@ -405,3 +405,24 @@ def test_valid_answer_in_prose_is_recovered_exactly(
     assert result.ok, result.error
     assert result.answer is not None
     assert result.answer.model_dump() == answer
+
+
+def test_decoding_schema_requires_no_more_than_the_parser() -> None:
+    """Constrained decoding must allow every answer the parser accepts: a model trained on
+    `{"label", "confidence"}` answers is otherwise forced off its distribution (a required
+    rationale made it write 0.9999999999999997-style confidences until the token budget ran
+    out)."""
+    import jsonschema
+
+    from sv_env_phishing_detection.answer import TriageParser
+    from sv_shared.parsers import JsonClassificationParser
+
+    for parser, answer in [
+        (JsonClassificationParser(["Benign", "Malicious", "Abstain"]), '{"label": "Benign", '
+         '"confidence": 0.9}'),
+        (TriageParser(), '{"label": "Legitimate", "confidence": 0.8}'),
+    ]:  # fmt: skip
+        assert parser.parse(answer).ok
+        jsonschema.validate(json.loads(answer), parser.answer_json_schema())
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"label": "Benign"}, parser.answer_json_schema())

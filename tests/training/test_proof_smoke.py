@@ -81,7 +81,7 @@ def test_proof_reuses_a_finished_sft_checkpoint(
 def test_proof_refuses_a_directory_that_is_not_a_checkpoint(tmp_path: Path) -> None:
     from security_verifiers.training.proof import main
 
-    with pytest.raises(SystemExit, match="not a finished checkpoint"):
+    with pytest.raises(SystemExit, match="is not a finished checkpoint"):
         main(["--sft-checkpoint", str(tmp_path), "--out", str(tmp_path / "out")])
 
 

@@ -80,4 +80,4 @@ class TriageParser(JsonClassificationParser):
             "maxItems": MAX_EVIDENCE_ITEMS,
             "items": {"type": "string", "maxLength": 300},
         }
-        return {**schema, "properties": properties, "required": list(properties)}
+        return {**schema, "properties": properties}  # evidence is optional, as in the parser

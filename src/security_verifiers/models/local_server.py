@@ -145,6 +145,18 @@ class ServerProcess:
                 self.log_path.unlink()
 
 
+def local_threads() -> int:
+    """llama.cpp threads for local models: `SV_LOCAL_THREADS`, else every CPU. On a CPU busy
+    with other work use 1: llama.cpp's threads spin-wait on each other, and 2 threads on 2
+    shared cores ran 3-6x slower than 1."""
+    raw = os.environ.get("SV_LOCAL_THREADS", "").strip()
+    if not raw:
+        return os.cpu_count() or 1
+    if not raw.isdigit() or int(raw) < 1:
+        raise UserError(f"SV_LOCAL_THREADS={raw!r}: expected a whole number of threads >= 1")
+    return int(raw)
+
+
 @dataclass
 class LlamaSettings:
     """How a GGUF is loaded: the one `llama_cpp.Llama` configuration both local backends use."""
@@ -152,7 +164,7 @@ class LlamaSettings:
     gguf: Path
     alias: str
     n_ctx: int = 4096
-    threads: int = field(default_factory=lambda: os.cpu_count() or 1)
+    threads: int = field(default_factory=local_threads)
 
     def llama_kwargs(self) -> dict[str, Any]:
         """The `llama_cpp.Llama` settings of both backends (and of `make bench`'s bare

@@ -61,8 +61,9 @@ class Stages:
         self.timings: dict[str, float] = {}
         self.env = {**os.environ, "HF_HUB_OFFLINE": os.environ.get("HF_HUB_OFFLINE", "1"),
                     "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}  # fmt: skip
-        if threads:  # the eval server reads torch's thread count from OMP_NUM_THREADS
+        if threads:  # the hf: server reads OMP_NUM_THREADS, local llama.cpp SV_LOCAL_THREADS
             self.env["OMP_NUM_THREADS"] = str(threads)
+            self.env["SV_LOCAL_THREADS"] = str(threads)
 
     def run(self, name: str, command: list[str]) -> str:
         """Run `command`; returns the last line of its stdout (the result path)."""
@@ -120,12 +121,14 @@ def base_eval_model(sft_config: Path, backend: str) -> str:
                      "(use --eval-backend hf)")  # fmt: skip
 
 
-def reused_checkpoint(path: Path) -> Path:
-    """A finished checkpoint given by `--sft-checkpoint`; exits with one line if it is not one."""
+def reused_checkpoint(path: Path, flag: str) -> Path:
+    """A finished checkpoint given by `flag`; exits with one line if it is not one."""
     path = path.resolve()
-    if not (path / "sv_checkpoint.json").is_file():
-        raise SystemExit(f"--sft-checkpoint: {path} is not a finished checkpoint "
-                         "(no sv_checkpoint.json)")  # fmt: skip
+    marker = path / "sv_checkpoint.json"
+    status = json.loads(marker.read_text()).get("status") if marker.is_file() else None
+    if status != "complete":
+        raise SystemExit(f"{flag}: {path} is not a finished checkpoint "
+                         f"(sv_checkpoint.json status: {status})")  # fmt: skip
     return path
 
 
@@ -153,6 +156,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--set-rl", action="append", default=[], help="extra --set for RL")
     parser.add_argument("--sft-checkpoint", type=Path, default=None,
                         help="reuse a finished SFT checkpoint (no SFT stage)")  # fmt: skip
+    parser.add_argument("--rl-checkpoint", type=Path, default=None,
+                        help="reuse a finished RL checkpoint (no RL stage)")  # fmt: skip
     return parser.parse_args(argv)
 
 
@@ -186,15 +191,19 @@ def main(argv: list[str] | None = None) -> int:
         return [part for pair in pairs for part in ("--set", pair)]
 
     if args.sft_checkpoint:
-        sft = str(reused_checkpoint(args.sft_checkpoint))
+        sft = str(reused_checkpoint(args.sft_checkpoint, "--sft-checkpoint"))
         print(f"[sft] reusing {sft}", file=sys.stderr, flush=True)
     else:
         sft = stages.run("sft", [*sv, "train", "sft", "--config", str(sft_config),
                                  "--output-root", str(ckpt_root), *sft_steps,
                                  *sets(sft_sets)])  # fmt: skip
-    rl = stages.run("rl", [*sv, "train", "rl", "--config", str(rl_config), "--model", sft,
-                           "--output-root", str(ckpt_root), *sets(rl_sets),
-                           *(["--max-steps", str(rl_steps)] if rl_steps else [])])  # fmt: skip
+    if args.rl_checkpoint:
+        rl = str(reused_checkpoint(args.rl_checkpoint, "--rl-checkpoint"))
+        print(f"[rl] reusing {rl}", file=sys.stderr, flush=True)
+    else:
+        rl = stages.run("rl", [*sv, "train", "rl", "--config", str(rl_config), "--model", sft,
+                               "--output-root", str(ckpt_root), *sets(rl_sets),
+                               *(["--max-steps", str(rl_steps)] if rl_steps else [])])  # fmt: skip
 
     columns: dict[str, dict[str, Any]] = {
         "test": {"split": "test", "prompt_style": args.prompt_style}
@@ -232,7 +241,8 @@ def main(argv: list[str] | None = None) -> int:
                "checkpoints": checkpoints, "eval_backend": args.eval_backend,
                "eval_models": models, "eval_runs": runs,
                "timings_s": stages.timings, "n": n, "real_n": real_n,
-               "sft_reused": bool(args.sft_checkpoint)}  # fmt: skip
+               "sft_reused": bool(args.sft_checkpoint),
+               "rl_reused": bool(args.rl_checkpoint)}  # fmt: skip
     (out / "proof.json").write_text(json.dumps(summary, indent=2) + "\n")
     text = "".join(f"## {column}\n\n{table}\n" for column, table in tables.items())
     (out / "table.md").write_text(text)
