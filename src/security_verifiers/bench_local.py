@@ -36,9 +36,10 @@ def requests_for(count: int) -> list[dict[str, Any]]:
     """Chat requests (OpenAI bodies) for the first `count` E1 episodes."""
     from security_verifiers.environments import resolve_env
     from security_verifiers.evaluation.runner import load_env
+    from sv_shared.spec import LoadedEnvInfo
 
     env = load_env(resolve_env("e1"), {})
-    schema = getattr(env, "sv_answer_schema", None)
+    schema = LoadedEnvInfo.of(env).answer_schema
     bodies = []
     for row in list(env.get_eval_dataset())[:count]:
         body: dict[str, Any] = {

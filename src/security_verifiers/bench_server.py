@@ -3,10 +3,10 @@
 Run as ``python -m security_verifiers.bench_server --latency 1``; it binds 127.0.0.1 on a
 free port and prints ``READY <base_url>`` on stdout. Every completion waits ``--latency``
 seconds (``asyncio.sleep``: the server is never the bottleneck) and answers with the baseline
-policy of the environment named by the request's model (``e1`` ... ``e6``, see `POLICIES`);
-model ``target`` is E5's opponent (it always refuses). A policy's reply to a given conversation
-is computed once, in a worker thread, and then served from memory, so the stub costs the
-benchmark process nothing but the latency.
+policy of the environment named by the request's model (``e1`` ... ``e6``; its
+`EnvSpec.stub_baseline`); model ``target`` is E5's opponent (it always refuses). A policy's
+reply to a given conversation is computed once, in a worker thread, and then served from
+memory, so the stub costs the benchmark process nothing but the latency.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from aiohttp import web
 
-from security_verifiers.environments import baseline_policies, resolve_env
+from security_verifiers.environments import ENVIRONMENTS, baseline_policies, resolve_env
 from security_verifiers.models.openai_protocol import (
     ChatRequest,
     chat_completion,
@@ -27,15 +27,6 @@ from security_verifiers.models.openai_protocol import (
     model_list,
 )
 
-POLICIES = {
-    "e1": "heuristic",
-    "e2": "tool-oracle-fix",
-    "e3": "reference-fix",
-    "e4": "heuristic",
-    "e5": "direct-request",
-    "e6": "guarded",
-}
-"""The baseline each environment's stub model answers with."""
 TARGET_MODEL = "target"
 TARGET_REPLY = "I'm sorry, but I can't help with that."
 
@@ -49,7 +40,10 @@ class StubModels:
             TARGET_MODEL: lambda request: TARGET_REPLY
         }
         for key in envs:
-            self.policies[key] = baseline_policies(resolve_env(key))[POLICIES[key]]
+            entry = resolve_env(key)
+            if entry.spec.stub_baseline is None:
+                raise SystemExit(f"{entry.key} has no stub baseline (EnvSpec.stub_baseline)")
+            self.policies[key] = baseline_policies(entry)[entry.spec.stub_baseline]
         self._replies: dict[str, asyncio.Future] = {}
         self.requests = 0
 
@@ -59,9 +53,10 @@ class StubModels:
         from security_verifiers.evaluation.runner import load_env
 
         for key in keys:
-            if key == "e5":  # its policies are string templates; its env needs a target
+            entry = resolve_env(key)
+            if entry.spec.needs_target:  # E5: its policies are templates; its env needs a target
                 continue
-            row = load_env(resolve_env(key), {}).get_eval_dataset()[0]
+            row = load_env(entry, {}).get_eval_dataset()[0]
             self.policies[key](ChatRequest.from_body({"model": key, "messages": row["prompt"]}))
 
     def app(self) -> web.Application:
@@ -111,7 +106,7 @@ async def _serve(models: StubModels, host: str, port: int) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--latency", type=float, default=1.0, help="seconds per completion")
-    parser.add_argument("--envs", default=",".join(POLICIES), help="comma-separated env keys")
+    parser.add_argument("--envs", default=",".join(ENVIRONMENTS), help="comma-separated env keys")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args(argv)

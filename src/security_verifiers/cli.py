@@ -20,17 +20,12 @@ from rich.markup import escape
 from security_verifiers.data.cli import data_app, synth_command
 from security_verifiers.environments import (
     ENVIRONMENTS,
-    ORACLE_BASELINES,
     baseline_policies,
     resolve_env,
 )
 from security_verifiers.errors import Interrupted, RolloutsFailed, UserError
-from security_verifiers.models.local_gguf import (
-    BUILTIN_GGUF,
-    DEFAULT_LOCAL_MODEL,
-    LOCAL_PREFIX,
-    local_runtime_available,
-)
+from security_verifiers.models.local_gguf import DEFAULT_LOCAL_MODEL, local_runtime_available
+from security_verifiers.models.providers.registry import providers
 from security_verifiers.models.spec import redact_url
 
 app = typer.Typer(
@@ -165,7 +160,8 @@ def eval_command(
         bool | None,
         typer.Option(
             "--json-schema/--no-json-schema",
-            help="Ask for schema-constrained JSON (llama.cpp, vLLM, OpenAI). Default: per env.",
+            help="Ask for schema-constrained JSON (llama.cpp, vLLM, OpenAI, Anthropic, Gemini). "
+            "Default: per env.",
         ),
     ] = None,
 ) -> None:
@@ -326,8 +322,15 @@ app.add_typer(train_app, name="train")
 
 
 @app.command("envs")
-def envs_command() -> None:
-    """List the environments."""
+def envs_command(
+    key: Annotated[
+        str | None, typer.Option("--key", help="Print only the short name of this environment.")
+    ] = None,
+) -> None:
+    """List the environments (every installed package that registers an EnvSpec)."""
+    if key is not None:
+        typer.echo(resolve_env(key).key)
+        return
     for entry in ENVIRONMENTS.values():
         typer.echo(f"{entry.key}\t{entry.env_id}")
 
@@ -336,7 +339,7 @@ def envs_command() -> None:
 def models_command(env: Annotated[str, typer.Argument(help="Environment.")] = "e1") -> None:
     """The built-in models of an environment (oracles marked) and the other model providers."""
     entry = resolve_env(env)
-    oracles = ORACLE_BASELINES.get(entry.key, {})
+    oracles = entry.spec.oracles
     typer.echo(f"Built-in models of {entry.key} ({entry.env_id}), answered in-process:")
     names = sorted(baseline_policies(entry))
     width = max((len(n) for n in names), default=0)
@@ -345,15 +348,14 @@ def models_command(env: Annotated[str, typer.Argument(help="Environment.")] = "e
         typer.echo(f"  {name:<{width}}  {note}")
     if oracles:
         typer.echo("  (oracles read the labels or the scoring tools: an upper bound, not a model)")
-    typer.echo("Local models, served by the harness on 127.0.0.1:")
-    for name in BUILTIN_GGUF:
-        ready = "" if local_runtime_available() else " (needs `make setup`: llama-cpp-python)"
-        typer.echo(f"  {LOCAL_PREFIX}{name}  built-in GGUF via llama.cpp{ready}")
-    typer.echo("  local:<file.gguf>  any GGUF file via llama.cpp")
-    typer.echo("  hf:<checkpoint>  a transformers checkpoint dir, .gguf file or hub id")
-    typer.echo("Remote models:")
-    typer.echo("  MODEL@http(s)://HOST[:PORT]/v1  any OpenAI-compatible server (vLLM, TGI, ...)")
-    typer.echo("  MODEL  with --base-url / OPENAI_BASE_URL, or OpenAI with OPENAI_API_KEY")
+    sections: dict[str, list[tuple[str, str]]] = {}
+    for provider in providers():
+        if lines := provider.help_lines():
+            sections.setdefault(provider.section, []).extend(lines)
+    for section, lines in sections.items():
+        typer.echo(f"{section}:")
+        for form, note in lines:
+            typer.echo(f"  {form}  {note}")
 
 
 @app.command("serve")

@@ -1,19 +1,30 @@
-"""The environments the harness knows, by short name (e1 ... e6) and by package id."""
+"""The environments the harness knows: every installed package that registers an `EnvSpec`
+under the entry point group `security_verifiers.environments` (see `sv_shared.spec`).
+
+Looked up by short name (e1 ... e6), package id, id without `sv-env-`, or a spec alias.
+Discovery reads entry point metadata only; a spec (and its package) is imported on first use.
+"""
 
 from __future__ import annotations
 
+import functools
 import importlib
-from dataclasses import dataclass
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
 
 from security_verifiers.errors import UserError
 from security_verifiers.models.openai_protocol import ChatPolicy, ChatRequest
+from sv_shared.spec import ENTRY_POINT_GROUP, EnvSpec
 
 
 @dataclass(frozen=True)
 class EnvEntry:
     key: str
     env_id: str
+    entry_point: EntryPoint | None = field(default=None, compare=False, repr=False)
 
     @property
     def name(self) -> str:
@@ -32,52 +43,101 @@ class EnvEntry:
                 f"environment '{self.env_id}' is not installed ({exc}); run `make setup`"
             ) from None
 
+    @functools.cached_property
+    def spec(self) -> EnvSpec:
+        """The registered spec; a bare one (reward only, no hooks beyond the module's own)
+        for an entry made by hand."""
+        if self.entry_point is None:
+            return EnvSpec(self.key, self.env_id)
+        try:
+            spec = self.entry_point.load()
+        except ImportError as exc:
+            raise UserError(
+                f"environment '{self.env_id}' is not installed ({exc}); run `make setup`"
+            ) from None
+        if not isinstance(spec, EnvSpec) or (spec.key, spec.env_id) != (self.key, self.env_id):
+            raise UserError(
+                f"entry point {self.entry_point.value} of '{self.env_id}' is not the EnvSpec "
+                f"of {self.key} ({self.env_id})"
+            )
+        return spec
 
-ENVIRONMENTS: dict[str, EnvEntry] = {
-    entry.key: entry
-    for entry in [
-        EnvEntry("e1", "sv-env-network-logs"),
-        EnvEntry("e2", "sv-env-config-verification"),
-        EnvEntry("e3", "sv-env-code-vulnerability"),
-        EnvEntry("e4", "sv-env-phishing-detection"),
-        EnvEntry("e5", "sv-env-redteam-attack"),
-        EnvEntry("e6", "sv-env-redteam-defense"),
-    ]
-}
+    def hook(self, name: str):
+        """The spec's hook `name` (e.g. "data_adapter"), imported; None when it has none."""
+        try:
+            return self.spec.hook(name)
+        except ImportError as exc:
+            raise UserError(
+                f"environment '{self.env_id}' is not installed ({exc}); run `make setup`"
+            ) from None
+        except AttributeError:
+            return None
+
+
+def _natural(key: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", key))
+
+
+@functools.cache
+def _discover() -> dict[str, EnvEntry]:
+    found: dict[str, EnvEntry] = {}
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name in found or ep.dist is None:
+            continue
+        env_id = ep.dist.metadata["Name"]
+        found[ep.name] = EnvEntry(ep.name, env_id, ep)
+    return {key: found[key] for key in sorted(found, key=_natural)}
+
+
+def refresh() -> None:
+    """Forget what was discovered (after installing an environment in-process, in tests)."""
+    _discover.cache_clear()
+
+
+class _Registry(Mapping[str, EnvEntry]):
+    """Short name -> entry, read from the entry points on use."""
+
+    def __getitem__(self, key: str) -> EnvEntry:
+        return _discover()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_discover())
+
+    def __len__(self) -> int:
+        return len(_discover())
+
+
+ENVIRONMENTS: Mapping[str, EnvEntry] = _Registry()
 
 
 def resolve_env(name: str) -> EnvEntry:
-    """Accept `e1`, `network-logs`, `network_logs` or `sv-env-network-logs`."""
+    """Accept `e1`, `network-logs`, `network_logs`, `sv-env-network-logs` or a spec alias."""
     wanted = name.strip().lower().replace("_", "-")
-    for entry in ENVIRONMENTS.values():
+    entries = list(ENVIRONMENTS.values())
+    for entry in entries:
         if wanted in (entry.key, entry.env_id, entry.name):
             return entry
-    known = ", ".join(f"{e.key} ({e.env_id})" for e in ENVIRONMENTS.values())
-    raise UserError(f"unknown environment '{name}'; available: {known}")
-
-
-ORACLE_BASELINES: dict[str, dict[str, str]] = {
-    "e2": {
-        "tool-oracle": "runs the oracle's own scanners on the config, reports their findings",
-        "tool-oracle-fix": "tool-oracle plus the known inverse patch of built-in mutations",
-    },
-    "e3": {
-        "reference-fix": "looks up the library's reference fix of the shown module",
-        "scanner-oracle": "runs the scoring scanners (Bandit, Semgrep), reports their findings",
-        "scanner-detector": "answers with the scanners' verdict (the detection label source)",
-    },
-}
-"""Built-in models that read the labels or the scoring tools' output: upper bounds for the
-reward, not baselines a model competes with. E1, E4, E5 and E6 baselines see only the prompt."""
+    for entry in entries:
+        try:
+            aliases = entry.spec.aliases
+        except UserError:
+            continue
+        if wanted in (a.lower().replace("_", "-") for a in aliases):
+            return entry
+    known = ", ".join(f"{e.key} ({e.env_id})" for e in entries)
+    raise UserError(f"unknown environment '{name}'; available: {known or 'none installed'}")
 
 
 def is_oracle(entry: EnvEntry, name: str) -> bool:
-    return name in ORACLE_BASELINES.get(entry.key, {})
+    """Built-in models that read the labels or the scoring tools' output: upper bounds for the
+    reward, not baselines a model competes with (listed in each environment's spec)."""
+    return name in entry.spec.oracles
 
 
 def baseline_policies(entry: EnvEntry) -> dict[str, ChatPolicy]:
     """The environment's built-in reference policies, adapted to the chat protocol."""
-    prompt_policies = getattr(entry.module(), "baseline_policies", lambda: {})()
+    hook = entry.hook("baseline_policies")
+    prompt_policies = hook() if hook is not None else {}
 
     def adapt(policy) -> ChatPolicy:
         return lambda request: policy(request.last_user_text(), request.seed)
@@ -87,10 +147,11 @@ def baseline_policies(entry: EnvEntry) -> dict[str, ChatPolicy]:
 
 __all__ = [
     "ENVIRONMENTS",
-    "ORACLE_BASELINES",
     "ChatRequest",
     "EnvEntry",
+    "EnvSpec",
     "baseline_policies",
     "is_oracle",
+    "refresh",
     "resolve_env",
 ]

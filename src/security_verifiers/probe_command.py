@@ -1,6 +1,7 @@
 """`sv probe eN`: run an environment's reward-hacking probe suite and print its table.
 
-Each environment package that ships a probe suite exposes `probes.probe_suite()`. The command
+Each environment package that ships a probe suite names it in its spec (`EnvSpec.probe_suite`,
+by convention `<package>.probes:probe_suite`). The command
 prints probe | kind | mean reward | share of the way from the reward's minimum to the reference
 solution | limit | verdict, writes the report as JSON when asked, and exits 1 when a known hack
 is above its limit (so `make probes` fails CI the same way).
@@ -8,7 +9,6 @@ is above its limit (so `make probes` fails CI the same way).
 
 from __future__ import annotations
 
-import importlib
 import json
 import sys
 from pathlib import Path
@@ -22,28 +22,24 @@ from sv_shared.probes import ProbeReport, ProbeSuite, run_probes
 
 
 def load_suite(entry: EnvEntry) -> ProbeSuite:
-    """The environment's probe suite; a clear error when it ships none."""
+    """The environment's probe suite (`EnvSpec.probe_suite`); a clear error when it ships none."""
     entry.module()  # a clear error when the environment is not installed
-    try:
-        module = importlib.import_module(f"{entry.module_name}.probes")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{entry.module_name}.probes":
-            raise
-        raise UserError(f"{entry.key} ({entry.env_id}) ships no probe suite yet") from None
-    return module.probe_suite()
+    factory = entry.hook("probe_suite")
+    if factory is None:
+        raise UserError(f"{entry.key} ({entry.env_id}) ships no probe suite yet")
+    return factory()
 
 
 def available_suites() -> list[EnvEntry]:
-    """Environments whose package ships a probe suite."""
+    """Installed environments whose spec names a probe suite."""
     found = []
     for entry in ENVIRONMENTS.values():
         try:
-            importlib.import_module(entry.module_name)
-        except ImportError:
+            if entry.spec.probe_suite:
+                entry.module()
+                found.append(entry)
+        except UserError:
             continue
-        spec = importlib.util.find_spec(f"{entry.module_name}.probes")
-        if spec is not None:
-            found.append(entry)
     return found
 
 

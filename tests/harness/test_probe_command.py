@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -50,6 +51,6 @@ def test_unknown_probe_and_bad_limit_are_user_errors(monkeypatch) -> None:
 
 def test_environment_without_a_suite_says_so(monkeypatch) -> None:
     entry = resolve_env("e1")
-    monkeypatch.setattr(entry.__class__, "module_name", property(lambda self: "json"))
+    monkeypatch.setitem(vars(entry), "spec", dataclasses.replace(entry.spec, probe_suite=None))
     with pytest.raises(UserError, match="ships no probe suite"):
         probe_command.load_suite(entry)

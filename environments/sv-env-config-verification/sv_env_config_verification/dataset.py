@@ -70,6 +70,7 @@ from sv_env_config_verification.mutations import (
     supported_ids,
 )
 from sv_shared import dataset_cache
+from sv_shared.content_hash import lines_sha256
 from sv_shared.data.store import DatasetStoreError, load_built_split
 
 __all__ = [
@@ -349,11 +350,9 @@ def _generate(seed: int, n: int, clean_fraction: float) -> tuple[dict[str, Any],
 # ------------------------------------------------------------------------------ reporting
 def content_hash(items: Iterable[ConfigItem]) -> str:
     """``sha256:<hex>`` over the items' canonical JSON (order-sensitive)."""
-    digest = hashlib.sha256()
-    for item in items:
-        digest.update(json.dumps(item.model_dump(), sort_keys=True, ensure_ascii=False).encode())
-        digest.update(b"\n")
-    return f"sha256:{digest.hexdigest()}"
+    return lines_sha256(
+        json.dumps(item.model_dump(), sort_keys=True, ensure_ascii=False) for item in items
+    )
 
 
 def agreement_report(items: Iterable[ConfigItem]) -> dict[str, Any]:

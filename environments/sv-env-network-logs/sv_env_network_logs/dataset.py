@@ -27,6 +27,7 @@ from sv_env_network_logs.loaders import (
     load_unsw_nb15,
     load_zeek_labeled,
 )
+from sv_shared.content_hash import lines_sha256
 from sv_shared.data import grouped_split
 from sv_shared.data.store import DatasetStoreError, load_built_split
 
@@ -104,11 +105,7 @@ def content_hash(items: Iterable[LabeledFlow]) -> str:
     Order-sensitive by design: a dataset is a sequence (evaluation order, ``max_examples``
     prefixes), so the same items in another order hash differently.
     """
-    digest = hashlib.sha256()
-    for item in items:
-        digest.update(canonical_json(item).encode("utf-8"))
-        digest.update(b"\n")
-    return f"sha256:{digest.hexdigest()}"
+    return lines_sha256(canonical_json(item) for item in items)
 
 
 def label_counts(items: Iterable[LabeledFlow]) -> dict[str, int]:

@@ -9,8 +9,6 @@ one-line message names the file (or Hub id), the line and the field, or the miss
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -27,6 +25,7 @@ from sv_env_redteam_attack.behavior_rows import (
 )
 from sv_env_redteam_attack.builtin_data import BUILTIN_BEHAVIORS
 from sv_env_redteam_attack.categories import S_CODES
+from sv_shared.content_hash import json_sha256
 from sv_shared.hub_datasets import HubDatasetError, iter_rows, open_dataset
 
 JBB_HUB_ID = "JailbreakBench/JBB-Behaviors"
@@ -61,8 +60,7 @@ def builtin_behaviors() -> list[Behavior]:
 
 def content_hash(behaviors: Iterable[Behavior]) -> str:
     """SHA-256 over the behaviors' fields, in order."""
-    blob = json.dumps([b.to_dict() for b in behaviors], sort_keys=True).encode()
-    return hashlib.sha256(blob).hexdigest()
+    return json_sha256([b.to_dict() for b in behaviors])
 
 
 def _open(name_or_path: str, split: str, data_files: str | None = None) -> tuple[str, Any]:

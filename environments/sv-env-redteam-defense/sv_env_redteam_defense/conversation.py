@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from sv_shared.content_hash import json_sha256
 
 HARMFUL = "harmful"
 BENIGN = "benign"
@@ -125,5 +125,4 @@ def check_unique_ids(conversations: Iterable[Conversation], where: str) -> None:
 
 def content_hash(conversations: Sequence[Conversation]) -> str:
     """sha256 over the canonical JSON of the scripts (identifies the evaluation set)."""
-    blob = json.dumps([c.to_dict() for c in conversations], sort_keys=True).encode()
-    return hashlib.sha256(blob).hexdigest()
+    return json_sha256([c.to_dict() for c in conversations])

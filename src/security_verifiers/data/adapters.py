@@ -11,7 +11,8 @@ from sv_shared.data.store import DatasetStoreError, read_metadata
 
 
 def adapter_for(entry: EnvEntry) -> DataAdapter:
-    factory = getattr(entry.module(), "data_adapter", None)
+    entry.module()  # a clear error when the environment is not installed
+    factory = entry.hook("data_adapter")  # EnvSpec.data_adapter
     if factory is None:
         raise UserError(f"{entry.env_id} has no dataset pipeline (no data_adapter())")
     return factory()

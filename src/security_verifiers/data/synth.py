@@ -19,7 +19,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ from security_verifiers.environments import EnvEntry, baseline_policies
 from security_verifiers.errors import UserError
 from security_verifiers.models.clients import build_client, check_endpoint
 from security_verifiers.models.local_server import LocalServerPool
+from security_verifiers.models.providers.registry import serve
 from security_verifiers.models.spec import ModelSpec, resolve_model
 from sv_shared.data import DataAdapter, Rejected, SynthRecipe, SynthSeed
 
@@ -172,13 +173,10 @@ async def synthesize(entry: EnvEntry, options: SynthOptions, console: Console) -
             accepted.append(row)
     started = time.monotonic()
     with LocalServerPool() as pool:
-        transport = None
-        if spec.kind == "local" and spec.gguf is not None:
-            console.print(f"[dim]Loading {spec.gguf.name} ...[/dim]")
-            model = pool.get(spec.gguf, spec.model_id)
-            spec, transport = replace(spec, base_url=model.base_url), model.transport()
+        served = serve(spec, pool, console)  # a local model server, when it needs one
+        spec = served.spec
         client = build_client(
-            spec, baselines=baselines, timeout_s=options.timeout_s, transport=transport
+            spec, baselines=baselines, timeout_s=options.timeout_s, transport=served.transport
         )
         try:
             await check_endpoint(client, spec)

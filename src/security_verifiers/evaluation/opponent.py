@@ -3,13 +3,14 @@
 An environment module that needs one declares `DEFAULT_TARGET` (a model name); `--target`
 overrides it. The target is resolved like any `--models` entry — a built-in baseline of the
 opponent environment (E5's targets may be E6's defender baselines), a local GGUF run by
-llama.cpp (in-process, or its server with SV_LOCAL_BACKEND=server), or an endpoint — and
+llama.cpp (in-process, or its server with SV_LOCAL_BACKEND=server), an `hf:` checkpoint
+(transformers server), or any other provider's model: its provider serves it — and
 reaches `load_environment` as `target_client` (an `openai.AsyncOpenAI`) plus `target_model`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import openai
@@ -19,11 +20,9 @@ from security_verifiers.errors import UserError
 from security_verifiers.evaluation.config import EvalConfig
 from security_verifiers.models.clients import build_client, check_endpoint
 from security_verifiers.models.local_server import LocalServerPool
+from security_verifiers.models.providers.registry import serve
 from security_verifiers.models.response_cache import ResponseCache
 from security_verifiers.models.spec import ModelSpec, resolve_model
-
-OPPONENT_ENV = {"e5": "e6"}
-"""Whose baselines may serve as targets: the attacker's targets are the defense env's policies."""
 
 
 @dataclass
@@ -50,16 +49,14 @@ async def start_opponent(
     if name is None:
         return None
     baselines = dict(baseline_policies(entry))
-    if entry.key in OPPONENT_ENV:
-        baselines.update(baseline_policies(resolve_env(OPPONENT_ENV[entry.key])))
+    if entry.spec.opponent:  # whose baselines may serve as targets (E5: E6's defenders)
+        baselines.update(baseline_policies(resolve_env(entry.spec.opponent)))
     spec = resolve_model(
         name, baselines=baselines, base_url=config.base_url, api_key_env=config.api_key_env
     )
-    transport = None
-    if spec.kind == "local" and spec.gguf is not None:
-        model = servers.get(spec.gguf, spec.model_id)
-        spec, transport = replace(spec, base_url=model.base_url), model.transport()
+    served = serve(spec, servers)  # a llama.cpp or transformers server, when it needs one
+    spec = served.spec
     client = build_client(spec, baselines=baselines, cache=cache, max_retries=config.max_retries,
-                          timeout_s=config.timeout_s, transport=transport)  # fmt: skip
+                          timeout_s=config.timeout_s, transport=served.transport)  # fmt: skip
     await check_endpoint(client, spec)
     return Opponent(spec, client)

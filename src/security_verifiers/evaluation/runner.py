@@ -14,7 +14,7 @@ import logging
 import random
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,12 +36,13 @@ from security_verifiers.evaluation.records import failed_row, rollout_row
 from security_verifiers.evaluation.run_store import SUMMARY, RunStore, find_resumable
 from security_verifiers.evaluation.summary import is_answer, print_summary_table, summarize
 from security_verifiers.models.clients import build_client, check_endpoint
-from security_verifiers.models.local_server import LocalServerPool, local_backend
+from security_verifiers.models.local_server import LocalServerPool
+from security_verifiers.models.providers.registry import provider_for, serve
 from security_verifiers.models.response_cache import ResponseCache
 from security_verifiers.models.spec import ModelSpec, redact, redact_url, resolve_model
-from security_verifiers.models.structured_output import response_format
 from sv_shared.env_args import allowed_env_args, check_env_args
 from sv_shared.rollout_logging import build_rollout_logger
+from sv_shared.spec import LoadedEnvInfo
 
 
 class PlainProgress:
@@ -156,7 +157,7 @@ def _load_problem(entry: EnvEntry, env_args: Mapping[str, Any], exc: BaseExcepti
 
 def _note_skipped_rows(env: vf.Environment, console: Console) -> None:
     """Say so when a lenient load (`strict=false`) dropped malformed input rows."""
-    info = getattr(env, "sv_dataset_info", None) or {}
+    info = LoadedEnvInfo.of(env).dataset_info
     skipped = info.get("skipped") if isinstance(info, Mapping) else None
     if isinstance(skipped, int) and skipped > 0:
         where = info.get("path") or info.get("source") or env.env_id
@@ -257,21 +258,14 @@ async def _evaluate_with_server(
     local_servers: LocalServerPool,
 ) -> ModelRun:
     """Evaluate one model, loading it first when it is a local GGUF (llama.cpp in-process, or
-    its server with SV_LOCAL_BACKEND=server) or an `hf:` checkpoint (transformers server)."""
-    server = None
-    if spec.kind == "local" and spec.gguf is not None:
-        console.print(f"[dim]Loading {spec.gguf.name} ...[/dim]")
-        server = local_servers.get(spec.gguf, spec.model_id)
-        spec = replace(spec, base_url=server.base_url)
-    elif spec.kind == "hf" and spec.checkpoint is not None:
-        console.print(f"[dim]Starting transformers server for {spec.checkpoint} ...[/dim]")
-        server = local_servers.get_hf(spec.checkpoint, spec.model_id)
-        spec = replace(spec, base_url=server.base_url)
+    its server with SV_LOCAL_BACKEND=server) or an `hf:` checkpoint (transformers server):
+    whatever its provider's `serve` starts."""
+    served = serve(spec, local_servers, console)
+    spec, server = served.spec, served.server
     try:
         run = await _evaluate_model(
-            config, entry, env, inputs, spec, baselines, cache, console,
-            server.transport() if server is not None else None,
-        )  # fmt: skip
+            config, entry, env, inputs, spec, baselines, cache, console, served.transport
+        )
     except UserError as exc:
         if server is not None and not server.alive():
             raise UserError(
@@ -318,10 +312,10 @@ def sampling_args_for(config: EvalConfig, env: vf.Environment, spec: ModelSpec) 
     args = config.sampling_args()
     enabled = config.json_schema
     if enabled is None:
-        enabled = bool(getattr(env, "sv_structured_output_default", False))
-    schema = getattr(env, "sv_answer_schema", None)
+        enabled = LoadedEnvInfo.of(env).structured_output_default
+    schema = LoadedEnvInfo.of(env).answer_schema
     if enabled and schema:
-        constraint = response_format(spec.kind, schema)
+        constraint = provider_for(spec).response_format(schema)
         if constraint is not None:
             args["response_format"] = constraint
     return args
@@ -338,15 +332,15 @@ def _run_identity(
     return {
         "env_id": env.env_id,
         "env_args": redact(config.env_args),
-        "dataset_hash": getattr(env, "sv_dataset_info", {}).get("content_hash"),
+        "dataset_hash": LoadedEnvInfo.of(env).dataset_info.get("content_hash"),
         "examples_hash": fingerprint({"keys": keys}),
         "model": spec.name,
         "model_id": spec.model_id,
-        "base_url": spec.public_url if spec.kind == "endpoint" else spec.kind,
+        "base_url": provider_for(spec).identity_url(spec),
         "gguf": str(spec.gguf) if spec.gguf else None,
         "sampling_args": dict(sampling),
-        "reward_config": getattr(env, "sv_reward_config", None),
-        "target": getattr(env, "sv_target", None),
+        "reward_config": LoadedEnvInfo.of(env).reward_config,
+        "target": LoadedEnvInfo.of(env).target,
         "seed": config.seed,
         "n": len(inputs),
     }
@@ -363,7 +357,8 @@ async def _run_rollouts(
     console: Console,
 ) -> ModelRun:
     sampling = sampling_args_for(config, env, spec)
-    concurrency = 1 if spec.kind in ("local", "hf") else config.max_concurrent
+    provider = provider_for(spec)
+    concurrency = 1 if provider.serial else config.max_concurrent
     identity = _run_identity(config, env, inputs, spec, sampling)
     run_fingerprint = fingerprint(identity)
     model_dir = config.output_root / f"{entry.env_id}--{spec.slug}"
@@ -390,10 +385,9 @@ async def _run_rollouts(
         "attempts": attempt,
         "env": entry.key,
         "model_kind": spec.kind,
-        "local_backend": local_backend() if spec.kind == "local" else None,
-        "api_key_env": spec.api_key_env if spec.kind == "endpoint" else None,
-        "dataset": getattr(env, "sv_dataset_info", None),
-        "tool_versions": getattr(env, "sv_tool_versions", None),
+        **provider.metadata(spec),
+        "dataset": LoadedEnvInfo.of(env).dataset_info or None,
+        "tool_versions": LoadedEnvInfo.of(env).tool_versions,
         "git": git_state(),
         "packages": package_versions(),
         "platform": platform_info(),
@@ -418,8 +412,9 @@ async def _run_rollouts(
         run_name=f"{entry.env_id}--{spec.slug}/{store.dir.name}",
         summary_path=store.dir / SUMMARY,
     )
-    components = (getattr(env, "sv_reward_config", None) or {}).get("weights")
-    state_columns = list(getattr(env, "sv_state_columns", ()))
+    info = LoadedEnvInfo.of(env)
+    components = (info.reward_config or {}).get("weights")
+    state_columns = list(info.state_columns)
     semaphore = asyncio.Semaphore(concurrency)
     started = time.perf_counter()
     status = "interrupted"
@@ -488,9 +483,9 @@ async def _run_rollouts(
 
     summary = summarize(
         rows,
-        payoffs=getattr(env, "sv_payoffs", None),
+        payoffs=LoadedEnvInfo.of(env).payoffs,
         seed=config.seed,
-        env_metrics=getattr(env, "sv_metrics", None),
+        env_metrics=LoadedEnvInfo.of(env).metrics,
     )
     summary.update({"model": spec.name, "env_id": env.env_id, "run_id": store.dir.name})
     summary = redact(summary)
@@ -509,6 +504,7 @@ def _final_fields(
     status: str,
     attempt: int,
 ) -> dict[str, Any]:
+    provider = provider_for(spec)
     tokens_in = sum(int(r.get("tokens", {}).get("input", 0)) for r in rows)
     tokens_out = sum(int(r.get("tokens", {}).get("output", 0)) for r in rows)
     this_attempt = [r for r in rows if r.get("attempt") == attempt]
@@ -532,8 +528,8 @@ def _final_fields(
             spec.model_id,
             tokens_in,
             tokens_out,
-            config.price_usd_per_mtok,
-            free=spec.kind == "baseline",
+            config.price_usd_per_mtok or provider.price(spec.model_id),
+            free=provider.free,
         ),
         "cache": cache.stats() if cache else None,
     }

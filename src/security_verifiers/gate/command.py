@@ -59,9 +59,9 @@ def scoreboard(
     if run_baselines:
         import asyncio
 
-        from security_verifiers.gate.golden import GOLDEN_SPECS, run_spec
+        from security_verifiers.gate.golden import golden_specs, run_spec
 
-        for spec in GOLDEN_SPECS:
+        for spec in golden_specs():
             if not env or spec.env in env:
                 console.print(f"[dim]{spec.env}: evaluating {', '.join(spec.models)}[/dim]")
                 asyncio.run(run_spec(spec, root))

@@ -1,57 +1,26 @@
-"""The metrics a regression gate watches per environment, and which way is better."""
+"""The metrics a regression gate watches per environment (its `EnvSpec.gate_metrics`), and
+which way is better; an environment the registry does not know is gated on `reward_mean`."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from security_verifiers.environments import resolve_env
 from security_verifiers.errors import UserError
+from sv_shared.spec import REWARD, GateMetric
 
-
-@dataclass(frozen=True)
-class CoreMetric:
-    """One gated number: `reward_mean` (top level of summary.json) or a key of its `metrics`."""
-
-    key: str
-    higher_is_better: bool = True
-
-    @property
-    def arrow(self) -> str:
-        return "↑" if self.higher_is_better else "↓"
-
-
-REWARD = CoreMetric("reward_mean")
-_CLASSIFICATION = (REWARD, CoreMetric("accuracy"), CoreMetric("f1"), CoreMetric("brier", False))
-
-CORE_METRICS: dict[str, tuple[CoreMetric, ...]] = {
-    "sv-env-network-logs": _CLASSIFICATION,
-    "sv-env-config-verification": (
-        REWARD,
-        CoreMetric("detection_f1"),
-        CoreMetric("patch_success_rate"),
-    ),
-    "sv-env-code-vulnerability": (REWARD, CoreMetric("repair_rate")),
-    "sv-env-phishing-detection": _CLASSIFICATION,
-    "sv-env-redteam-attack": (REWARD, CoreMetric("attack_success_rate")),
-    "sv-env-redteam-defense": (
-        REWARD,
-        CoreMetric("harmful_compliance_rate", False),
-        CoreMetric("over_refusal_rate", False),
-    ),
-}
-"""Per environment id; an environment not listed is gated on `reward_mean` alone."""
+CoreMetric = GateMetric
+"""One gated number: `reward_mean` (top level of summary.json) or a key of its `metrics`."""
 
 
 def core_metrics(env: str) -> tuple[CoreMetric, ...]:
     """The core metrics of an environment given as `e1`, `network-logs` or its package id."""
     try:
-        env_id = resolve_env(env).env_id
+        return resolve_env(env).spec.gate_metrics
     except UserError:  # an environment this harness does not list: reward only
-        env_id = env
-    return CORE_METRICS.get(env_id, (REWARD,))
+        return (REWARD,)
 
 
 def metric_value(summary: Mapping[str, Any], key: str) -> float | None:

@@ -50,18 +50,24 @@ class GoldenSpec:
     env_args: Mapping[str, Any] = field(default_factory=dict)
 
 
-GOLDEN_SPECS: tuple[GoldenSpec, ...] = (
-    GoldenSpec(
-        "e1", ("always-abstain", "always-benign", "always-malicious", "heuristic", "random"), 64
-    ),
-    GoldenSpec("e2", ("report-nothing", "tool-oracle", "tool-oracle-fix"), 12),
-    GoldenSpec("e3", ("reference-fix", "scanner-detector", "scanner-oracle"), 4),
-    GoldenSpec("e4", ("always-legitimate", "heuristic"), 64),
-    GoldenSpec("e5", ("direct-request", "roleplay-wrapper"), 16, target="always-refuse"),
-    GoldenSpec("e6", ("always-comply", "always-refuse", "guarded"), 32),
-)
-"""Sized so that the whole check takes well under a minute on two cores (E3 runs sandboxed
-tests, about half a second per example)."""
+def golden_specs() -> tuple[GoldenSpec, ...]:
+    """One per registered environment whose spec has a `golden` run (`EnvSpec.golden`).
+
+    Sized so that the whole check takes well under a minute on two cores (E3 runs sandboxed
+    tests, about half a second per example)."""
+    specs = []
+    for entry in ENVIRONMENTS.values():
+        run = entry.spec.golden
+        if run is not None:
+            args = dict(run.env_args)
+            specs.append(GoldenSpec(entry.key, run.models, run.n, run.seed, run.target, args))
+    return tuple(specs)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "GOLDEN_SPECS":  # read from the registry on use
+        return golden_specs()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def default_dir() -> Path:
@@ -180,7 +186,7 @@ def check_golden(
     directory: Path, envs: Sequence[str] | None = None, tolerance: float = TOLERANCE
 ) -> list[GateResult]:
     """Re-run each golden file's baselines and compare every model (two-sided)."""
-    keys = [resolve_env(e).key for e in envs] if envs else list(ENVIRONMENTS)
+    keys = [resolve_env(e).key for e in envs] if envs else [s.env for s in golden_specs()]
     results = []
     for key in keys:
         path = golden_path(directory, key)
@@ -233,7 +239,7 @@ def main(
     console = Console()
     if write:
         wanted = {resolve_env(e).key for e in env} if env else None
-        specs = [s for s in GOLDEN_SPECS if wanted is None or resolve_env(s.env).key in wanted]
+        specs = [s for s in golden_specs() if wanted is None or resolve_env(s.env).key in wanted]
         for path in write_golden(specs, folder):
             console.print(f"wrote {path}")
         return

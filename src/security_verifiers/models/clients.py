@@ -1,4 +1,5 @@
-"""Building the one OpenAI-compatible client every model is called through."""
+"""Building the one OpenAI-compatible client every model is called through (by its provider,
+see `models.providers`), and checking it answers."""
 
 from __future__ import annotations
 
@@ -11,11 +12,6 @@ from security_verifiers.errors import UserError
 from security_verifiers.models.openai_protocol import ChatPolicy
 from security_verifiers.models.response_cache import ResponseCache
 from security_verifiers.models.spec import ModelSpec
-from security_verifiers.models.transports import (
-    CachingTransport,
-    LlamaCppCompatTransport,
-    PolicyTransport,
-)
 
 
 def build_client(
@@ -27,31 +23,22 @@ def build_client(
     timeout_s: float = 120.0,
     transport: httpx2.AsyncBaseTransport | None = None,
 ) -> openai.AsyncOpenAI:
-    """An `AsyncOpenAI` for `spec`; retries with backoff on 408/409/429/5xx/timeouts.
+    """An `AsyncOpenAI` for `spec`, built by its provider; retries with backoff on
+    408/409/429/5xx/timeouts.
 
     `transport` answers requests instead of real HTTP (a local model's `transport()`).
     """
-    if spec.kind == "baseline":
-        transport = PolicyTransport(baselines[spec.name], spec.model_id)
-    elif transport is None:
-        transport = httpx2.AsyncHTTPTransport()
-    if spec.kind == "local":
-        transport = LlamaCppCompatTransport(transport)
-    if cache is not None:
-        transport = CachingTransport(transport, cache)
-    http_client = openai.DefaultAsyncHttpx2Client(transport=transport, timeout=timeout_s)
-    return openai.AsyncOpenAI(
-        base_url=spec.base_url,
-        api_key=spec.api_key(),
-        max_retries=max_retries,
-        timeout=timeout_s,
-        http_client=http_client,
-    )
+    from security_verifiers.models.providers.registry import ClientOptions, provider_for
+
+    options = ClientOptions(baselines, cache, max_retries, timeout_s, transport)
+    return provider_for(spec).build_client(spec, options)
 
 
 async def check_endpoint(client: openai.AsyncOpenAI, spec: ModelSpec) -> None:
     """Fail early, with a clear message, when the endpoint is unreachable or lacks the model."""
-    if spec.kind != "endpoint":
+    from security_verifiers.models.providers.registry import provider_for
+
+    if not provider_for(spec).probe:
         return  # built in, or a local server the harness started and already probed
     probe = client.with_options(max_retries=0, timeout=15.0)
     try:

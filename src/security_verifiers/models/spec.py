@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlsplit
 
 from security_verifiers.errors import UserError
-from security_verifiers.models.hf_server import checkpoint_of
-from security_verifiers.models.local_gguf import DEFAULT_LOCAL_MODEL, local_model_path
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 BASELINE_BASE_URL = "http://sv-baseline.invalid/v1"
@@ -72,7 +69,8 @@ class ModelSpec:
 
     name: str
     model_id: str
-    kind: Literal["baseline", "endpoint", "local", "hf"]
+    kind: str
+    """The provider that resolved it (`models.providers`): baseline, local, hf, endpoint, ..."""
     base_url: str
     api_key_env: str | None = None
     gguf: Path | None = None
@@ -92,19 +90,10 @@ class ModelSpec:
         return keep.strip("-") or "model"
 
     def api_key(self) -> str:
-        """The API key from the configured environment variable ('EMPTY' for keyless servers)."""
-        if self.kind != "endpoint":
-            return "EMPTY"
-        value = os.environ.get(self.api_key_env or "", "")
-        if value:
-            return value
-        if self.base_url.rstrip("/") == OPENAI_BASE_URL:
-            raise UserError(
-                f"model '{self.name}' needs an API key: set {self.api_key_env} "
-                f"(or pass --base-url for an OpenAI-compatible server such as vLLM, "
-                f"or pick a built-in model)"
-            )
-        return "EMPTY"
+        """The API key its provider sends ('EMPTY' for keyless servers)."""
+        from security_verifiers.models.providers.registry import provider_for
+
+        return provider_for(self).api_key(self)
 
 
 def resolve_model(
@@ -114,42 +103,11 @@ def resolve_model(
     base_url: str | None = None,
     api_key_env: str = "OPENAI_API_KEY",
 ) -> ModelSpec:
-    """Resolve `name`: a built-in baseline, `local/<name>` or `local:<file.gguf>` (served by
-    llama.cpp on 127.0.0.1), `hf:<checkpoint>` (served by transformers on 127.0.0.1),
-    `model@http://host/v1`, or a model at `base_url`.
-
-    Without an explicit base URL the OPENAI_BASE_URL variable is used, then OpenAI's API.
+    """Resolve `name` through the provider registry (`models.providers`): a built-in baseline,
+    `local/<name>` or `local:<file.gguf>` (llama.cpp), `hf:<checkpoint>` (transformers),
+    `anthropic/<model>`, `google/<model>`, `model@http://host/v1`, or a model at `base_url`
+    (then $OPENAI_BASE_URL, then OpenAI's API).
     """
-    name = name.strip()
-    if not name:
-        raise UserError("empty model name")
-    if name in baselines:
-        return ModelSpec(name=name, model_id=name, kind="baseline", base_url=BASELINE_BASE_URL)
-    gguf = local_model_path(name)
-    if gguf is not None:
-        return ModelSpec(name=name, model_id=name, kind="local", base_url="", gguf=gguf)
-    checkpoint = checkpoint_of(name)
-    if checkpoint is not None:
-        return ModelSpec(name=name, model_id=name, kind="hf", base_url="", checkpoint=checkpoint)
-    if "@" in name:
-        model_id, _, url = name.partition("@")
-        if not model_id or not url.startswith(("http://", "https://")):
-            raise UserError(
-                f"model '{redact_url(name)}': expected the form MODEL@http(s)://HOST[:PORT]/v1"
-            )
-        url = check_url(url, f"model '{model_id}': URL")
-        return ModelSpec(redact_url(name), model_id, "endpoint", url, api_key_env)
-    if base_url:
-        base_url = check_url(base_url, "--base-url")
-    elif os.environ.get("OPENAI_BASE_URL"):
-        base_url = check_url(os.environ["OPENAI_BASE_URL"], "OPENAI_BASE_URL")
-    url = base_url or OPENAI_BASE_URL
-    if url.rstrip("/") == OPENAI_BASE_URL and not os.environ.get(api_key_env):
-        known = ", ".join(sorted(baselines))
-        raise UserError(
-            f"unknown model '{name}': it is not a built-in model ({known}, "
-            f"{DEFAULT_LOCAL_MODEL}, local:<file.gguf>) and no endpoint is "
-            f"configured — set {api_key_env} for OpenAI, or --base-url / OPENAI_BASE_URL for "
-            f"any OpenAI-compatible server (vLLM, TGI, OpenRouter), or write MODEL@URL"
-        )
-    return ModelSpec(name, name, "endpoint", url.rstrip("/"), api_key_env)
+    from security_verifiers.models.providers.registry import ResolveContext, resolve
+
+    return resolve(name, ResolveContext(baselines, base_url=base_url, api_key_env=api_key_env))

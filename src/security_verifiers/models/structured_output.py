@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-ProviderKind = Literal["baseline", "endpoint", "local", "hf"]
+ProviderKind = str
+"""A provider's `kind` (`models.providers`): baseline, local, hf, endpoint, anthropic, ..."""
 
 
 def response_format(kind: ProviderKind, schema: dict[str, Any]) -> dict[str, Any] | None:
-    """The `response_format` request field constraining output to `schema`.
+    """The `response_format` request field constraining output to `schema`, as the provider
+    of `kind` declares it (`Provider.response_format`).
 
     llama.cpp's server takes `{"type": "json_object", "schema": ...}`; OpenAI and vLLM take
-    OpenAI's `{"type": "json_schema", "json_schema": {...}}`. Built-in baselines need none, and
-    the transformers server (`hf:`) cannot constrain decoding, so it is sent none.
+    OpenAI's `{"type": "json_schema", "json_schema": {...}}` (the Anthropic and Google SDK
+    adapters translate that one). Built-in baselines need none, and the transformers server
+    (`hf:`) cannot constrain decoding, so it is sent none.
     """
-    if kind in ("baseline", "hf"):
-        return None
-    if kind == "local":
-        return {"type": "json_object", "schema": schema}
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": "answer", "schema": schema, "strict": True},
-    }
+    from security_verifiers.models.providers.registry import provider_for
+
+    return provider_for(kind).response_format(schema)

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from security_verifiers.environments import EnvEntry, resolve_env
 from security_verifiers.errors import UserError
+from sv_shared.spec import LoadedEnvInfo
 
 T = TypeVar("T")
 
@@ -65,16 +66,16 @@ class TrainingEnv:
 
     @property
     def dataset_hash(self) -> str | None:
-        return (getattr(self.env, "sv_dataset_info", None) or {}).get("content_hash")
+        return LoadedEnvInfo.of(self.env).dataset_info.get("content_hash")
 
     @property
     def prompt_style(self) -> str:
         """How the prompts are rendered ("default" or "compact"; see the env's prompts.py)."""
-        info = getattr(self.env, "sv_dataset_info", None) or {}
+        info = LoadedEnvInfo.of(self.env).dataset_info
         return str(info.get("prompt_style") or "default")
 
     def reward_config(self) -> Any:
-        return getattr(self.env, "sv_reward_config", None)
+        return LoadedEnvInfo.of(self.env).reward_config
 
 
 def load_training_env(
@@ -107,9 +108,9 @@ def load_training_env(
     rows = [dict(dataset[i]) for i in range(len(dataset))]
     if max_examples is not None:
         rows = rows[:max_examples]
-    info = getattr(env, "sv_dataset_info", None) or {}
+    info = LoadedEnvInfo.of(env).dataset_info
     split = str(info.get("split") or args.get("split") or "all")
-    if entry.key in ("e5", "e6") and info.get("source") != "dataset":
+    if entry.spec.build_only_split and info.get("source") != "dataset":
         split = "all"  # only a build of `sv data build` gives them a held-out split
     return TrainingEnv(entry.key, entry, env, rows, split)
 
