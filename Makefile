@@ -19,10 +19,10 @@ export HF_DATASETS_OFFLINE ?= 1
 export HF_HUB_OFFLINE ?= 1
 
 # probes PROBE_ARGS="e3 -n 8": reward-hacking probe suites (fails when a known hack pays)
-.PHONY: data probes help setup sandbox-tools test test-all test-env lint format check eval-e1 eval-e2 eval-e3 eval-e4 eval-e5 eval-e6 tournament report scoreboard gate-golden golden bench sim2real clean
+.PHONY: data probes help setup sandbox-tools test test-all test-env test-v1 lint format check eval-e1 eval-e2 eval-e3 eval-e4 eval-e5 eval-e6 tournament report scoreboard gate-golden golden bench sim2real clean
 
 help:
-	@echo "make setup | test | test-all | lint | format | check | test-env E=<name> | eval-e1 | eval-e2 | eval-e3 | eval-e4 | eval-e5 | eval-e6 | tournament | report | scoreboard | golden | probes | bench | sim2real | clean"
+	@echo "make setup | test | test-all | test-v1 | lint | format | check | test-env E=<name> | eval-e1 | eval-e2 | eval-e3 | eval-e4 | eval-e5 | eval-e6 | tournament | report | scoreboard | golden | probes | bench | sim2real | clean"
 
 # every environment package: each registers its EnvSpec (security_verifiers.environments)
 ENV_PACKAGES := $(sort $(wildcard environments/sv-env-*))
@@ -67,6 +67,21 @@ sim2real:
 
 test-all:
 	$(PY) -m pytest -q
+
+# verifiers 0.4 (v1 API only) beside the environment packages, in its own venv: the tasksets
+# of sv_shared.v1_compat load and score there (docs/verifiers-v1.md). First run ~3-4 min.
+V1_VENV ?= .venv-v1
+V1_VERIFIERS ?= 0.4.0
+V1_PYTEST ?= 8.4.2
+$(V1_VENV)/.sv-installed: sv_shared/pyproject.toml $(addsuffix /pyproject.toml,$(ENV_PACKAGES))
+	test -x $(V1_VENV)/bin/python || $(PYTHON) -m venv $(V1_VENV)
+	$(V1_VENV)/bin/pip install --quiet "verifiers==$(V1_VERIFIERS)" "pytest==$(V1_PYTEST)"
+	$(V1_VENV)/bin/pip install --quiet --config-settings editable_mode=compat \
+		-e ./sv_shared $(foreach env,$(ENV_PACKAGES),-e ./$(env)) "verifiers==$(V1_VERIFIERS)"
+	touch $@
+
+test-v1: $(V1_VENV)/.sv-installed
+	$(V1_VENV)/bin/python -m pytest -q -p no:cacheprovider --confcutdir tests/v1 tests/v1
 
 test-env:
 	key=$$($(BIN)/sv envs --key "$(E)") && $(PY) -m pytest -q tests/$$key

@@ -32,7 +32,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any
 
-import verifiers as vf
+from sv_shared.vf_compat import vf
 
 ScoreFn = Callable[[Any, Mapping[str, Any]], Mapping[str, float]]
 KeyFn = Callable[[Any, Mapping[str, Any]], Hashable]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import verifiers as vf
+from sv_shared.vf_compat import vf
 
 
 class EpisodeToolEnv(vf.StatefulToolEnv):

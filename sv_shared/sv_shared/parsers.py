@@ -30,8 +30,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-import verifiers as vf
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from sv_shared.vf_compat import vf
 
 __all__ = [
     "MAX_SCAN_CHARS",

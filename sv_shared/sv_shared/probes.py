@@ -68,6 +68,28 @@ class ProbeSuite:
                 raise ValueError(f"{self.env}: probe {probe.name} names unknown baseline")
 
 
+def conventional_suite(names: Mapping[str, Any], **overrides: Any) -> ProbeSuite:
+    """The `ProbeSuite` of a probes module that follows the naming convention.
+
+    `names` is the module's `globals()`: `ENV`, `episodes`, `reference`, `reward`,
+    `MIN_REWARD`, `MAX_REWARD`, `_probes()` (called here) and, where defined, `episode_max`.
+    `overrides` (by `ProbeSuite` field name) replace any of them.
+    """
+    fields: dict[str, Any] = {
+        "env": names.get("ENV"),
+        "episodes": names.get("episodes"),
+        "reference": names.get("reference"),
+        "reward": names.get("reward"),
+        "min_reward": names.get("MIN_REWARD"),
+        "max_reward": names.get("MAX_REWARD"),
+        "episode_max": names.get("episode_max"),
+        **overrides,
+    }
+    if "probes" not in fields:
+        fields["probes"] = names["_probes"]()
+    return ProbeSuite(**fields)
+
+
 @dataclass(frozen=True)
 class ProbeRow:
     name: str

@@ -49,7 +49,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 if TYPE_CHECKING:
     from sv_shared.parsers import ParseResult
@@ -325,3 +325,23 @@ def weights_dataclass(cls: type[_W], mapping: Mapping[str, float] | None) -> _W:
     if unknown:
         raise ValueError(f"unknown reward weight(s) {sorted(unknown)}; valid: {sorted(known)}")
     return cls(**dict(mapping or {}))
+
+
+@dataclass(frozen=True)
+class ComponentWeights:
+    """Base of the environments' frozen reward-weight dataclasses.
+
+    A subclass declares its weights as float fields; it gets validation on construction
+    (`check_weights`: finite, >= 0, stored as floats), `from_mapping` (user weights, unknown
+    names rejected) and `as_dict` (every field, in declaration order).
+    """
+
+    def __post_init__(self) -> None:
+        check_weights(self)
+
+    @classmethod
+    def from_mapping(cls, mapping: Mapping[str, float] | None) -> Self:
+        return weights_dataclass(cls, mapping)
+
+    def as_dict(self) -> dict[str, float]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -64,6 +64,7 @@ from sv_shared.data import (
     SourceRequest,
     SynthRecipe,
     SynthSeed,
+    reject_unknown_options,
 )
 
 LABELS = ("clean", "misconfigured")
@@ -270,10 +271,7 @@ def _without_errors(
 
 def _load(name: str, request: SourceRequest) -> SourceData:
     options = dict(request.options)
-    unknown = sorted(set(options) - _SOURCE_OPTIONS[name])
-    if unknown:
-        valid = ", ".join(sorted(_SOURCE_OPTIONS[name]))
-        raise ValueError(f"unknown option(s) for {name}: {', '.join(unknown)}; valid: {valid}")
+    reject_unknown_options(name, options, sorted(_SOURCE_OPTIONS[name]))
     labeler = _labeler(options)
     notes: dict[str, Any] = {
         "tools": list(labeler.tools),

@@ -71,7 +71,7 @@ from sv_env_config_verification.mutations import (
 )
 from sv_shared import dataset_cache
 from sv_shared.content_hash import lines_sha256
-from sv_shared.data.store import DatasetStoreError, load_built_split
+from sv_shared.data.store import load_built_rows
 
 __all__ = [
     "CORPUS_DIR",
@@ -662,8 +662,5 @@ def load_report(
 def load_built(ref: str, split: str = "test") -> tuple[list[ConfigItem], dict[str, Any]]:
     """Items of one split of a dataset built by `sv data build`, and its provenance
     (``dataset``, ``build``, ``content_hash`` of the split file, ``license``, ...)."""
-    try:
-        built = load_built_split(ENV_ID, ref, split, ConfigItem.model_validate)
-    except DatasetStoreError as exc:
-        raise DatasetError(str(exc)) from None
-    return list(built.rows), dict(built.info)
+    items, info = load_built_rows(ENV_ID, ref, split, ConfigItem.model_validate, DatasetError)
+    return items, dict(info)

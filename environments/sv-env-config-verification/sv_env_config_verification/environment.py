@@ -6,7 +6,6 @@ import functools
 import json
 import logging
 import os
-import random
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
@@ -14,7 +13,6 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-import verifiers as vf
 from datasets import Dataset
 
 from sv_env_config_verification.canonical import CATALOGUE
@@ -36,6 +34,8 @@ from sv_env_config_verification.scoring import REWARD_COMPONENTS, AuditParser, b
 from sv_shared.env_args import accepts_env_args
 from sv_shared.episode_scoring import run_in_scoring_pool, scoring_executor
 from sv_shared.rewards import weights_dataclass
+from sv_shared.sampling import shuffle_and_truncate
+from sv_shared.vf_compat import vf
 
 log = logging.getLogger(__name__)
 
@@ -136,11 +136,7 @@ def load_environment(
         items = report.items
         if source != "builtin":
             skipped = {k: v for k, v in report.provenance().items() if k != "n"}
-    if seed is not None:
-        items = list(items)
-        random.Random(seed).shuffle(items)
-    if max_examples is not None and max_examples > 0:
-        items = items[:max_examples]
+    items = shuffle_and_truncate(items, seed, max_examples)
     weights = weights_from(reward_weights)
     parser = AuditParser()
     common: dict[str, Any] = {

@@ -26,7 +26,7 @@ from sv_env_config_verification.probe_edits import CRASH_EDITS, EDITS, Edit
 from sv_env_config_verification.reward import AuditWeights
 from sv_env_config_verification.scan_cache import ScanCache
 from sv_env_config_verification.scoring import REWARD_COMPONENTS, AuditParser, score_episode
-from sv_shared.probes import Probe, ProbeSuite
+from sv_shared.probes import Probe, ProbeSuite, conventional_suite
 
 ENV = "sv-env-config-verification"
 WEIGHTS = AuditWeights()
@@ -231,13 +231,4 @@ def _probes() -> tuple[Probe, ...]:
 
 
 def probe_suite() -> ProbeSuite:
-    return ProbeSuite(
-        env=ENV,
-        episodes=episodes,
-        reference=reference,
-        reward=reward,
-        min_reward=MIN_REWARD,
-        max_reward=MAX_REWARD,
-        probes=_probes(),
-        episode_max=episode_max,
-    )
+    return conventional_suite(globals())

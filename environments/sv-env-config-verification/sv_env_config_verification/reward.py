@@ -37,7 +37,7 @@ from typing import Any
 from sv_env_config_verification.canonical import CATALOGUE
 from sv_env_config_verification.patching import PatchOutcome
 from sv_env_config_verification.schema import AuditAnswer
-from sv_shared.rewards import check_weights
+from sv_shared.rewards import ComponentWeights
 
 __all__ = [
     "SEVERITY_WEIGHTS",
@@ -57,7 +57,7 @@ CLEAN_PATCH_DENOMINATOR = 3.0
 
 
 @dataclass(frozen=True)
-class AuditWeights:
+class AuditWeights(ComponentWeights):
     """Component weights (0 switches one off) and the two penalty scales."""
 
     detection: float = 1.0
@@ -70,7 +70,7 @@ class AuditWeights:
     def __post_init__(self) -> None:
         if self.fp_saturation <= 0:
             raise ValueError("fp_saturation must be positive")
-        check_weights(self)
+        super().__post_init__()
 
 
 def _field(finding: Any, name: str) -> Any:

@@ -18,14 +18,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import verifiers as vf
-
 from sv_env_config_verification.configs import ConfigError, ConfigFile
 from sv_env_config_verification.oracle import Finding, scan
 from sv_env_config_verification.patching import PatchOutcome, apply_patch
 from sv_env_config_verification.reward import AuditWeights, reward_config_auditing
 from sv_env_config_verification.schema import AuditAnswer, parse_answer
 from sv_shared.episode_scoring import MemoizedScorer, component_rubric
+from sv_shared.vf_compat import vf
 
 REWARD_COMPONENTS = ("detection", "false_positive", "patch", "format")
 """Components summed into the total reward, each with its weight from AuditWeights."""

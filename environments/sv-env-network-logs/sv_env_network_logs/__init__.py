@@ -6,10 +6,8 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping
 
-import verifiers as vf
 from datasets import Dataset
 
 from sv_env_network_logs.baselines import baseline_policies
@@ -23,10 +21,12 @@ from sv_env_network_logs.prompts import (
     render_flow,
     render_flow_compact,
 )
-from sv_env_network_logs.rubric import ABSTAIN, LABELS, build_payoffs, build_rubric
+from sv_env_network_logs.reward import ABSTAIN, LABELS, build_payoffs, build_rubric
 from sv_shared.env_args import accepts_env_args
 from sv_shared.parsers import JsonClassificationParser
 from sv_shared.rewards import RewardWeights, abstention_threshold
+from sv_shared.sampling import shuffle_and_truncate
+from sv_shared.vf_compat import vf
 
 STRUCTURED_OUTPUT_DEFAULT = True
 """Ask providers that support it for schema-constrained JSON unless the user opts out."""
@@ -96,11 +96,7 @@ def load_environment(
         source, path=path, split=split, include_background=include_background, strict=strict
     )
     split = info.split
-    if seed is not None:
-        items = list(items)
-        random.Random(seed).shuffle(items)
-    if max_examples is not None and max_examples > 0:
-        items = items[:max_examples]
+    items = shuffle_and_truncate(items, seed, max_examples)
 
     def train_rows() -> Dataset:
         train, _ = load_flows(

@@ -23,7 +23,6 @@ from sv_env_network_logs.records import (
     _dmz,
     _ephemeral,
     _iot,
-    _pick,
     _public,
     _server,
     _skew,
@@ -33,6 +32,7 @@ from sv_env_network_logs.records import (
     tcp_flow,
     udp_flow,
 )
+from sv_shared.sampling import weighted_pick as _pick
 
 #: Controller ports seen in public botnet write-ups (telnet-style, IRC, web, ad-hoc high ports).
 C2_PORTS = (

@@ -16,7 +16,6 @@ from sv_env_network_logs.records import (
     _any_public,
     _dmz,
     _ephemeral,
-    _pick,
     _public,
     _server,
     _skew,
@@ -26,6 +25,7 @@ from sv_env_network_logs.records import (
     tcp_flow,
     udp_flow,
 )
+from sv_shared.sampling import weighted_pick as _pick
 
 _SERVICES = (
     (21, "ftp"), (22, "ssh"), (23, None), (25, "smtp"), (53, "dns"), (79, None), (80, "http"),

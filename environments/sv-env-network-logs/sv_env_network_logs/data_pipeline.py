@@ -26,7 +26,7 @@ from sv_env_network_logs.generator import (
 from sv_env_network_logs.heuristic import heuristic_predict
 from sv_env_network_logs.loaders import describe_validation_error
 from sv_env_network_logs.prompts import RENDER_FIELDS, parse_rendered_flow, render_flow
-from sv_env_network_logs.rubric import LABELS
+from sv_env_network_logs.reward import LABELS
 from sv_shared.data import (
     DataAdapter,
     Facets,

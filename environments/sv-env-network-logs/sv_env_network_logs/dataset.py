@@ -29,7 +29,7 @@ from sv_env_network_logs.loaders import (
 )
 from sv_shared.content_hash import lines_sha256
 from sv_shared.data import grouped_split
-from sv_shared.data.store import DatasetStoreError, load_built_split
+from sv_shared.data.store import load_built_rows
 
 DEFAULT_DATASET_SEED = 20261121
 DEFAULT_DATASET_SIZE = 6000
@@ -209,20 +209,18 @@ def _file_loader(source: str, include_background: bool) -> Callable[..., list[La
 
 def _load_built(ref: str, split: str, seed: int) -> tuple[list[LabeledFlow], DatasetInfo]:
     """A split of a dataset built by `sv data build` (a path, a build name or ``latest``)."""
-    try:
-        built = load_built_split(ENV_ID, ref, split, LabeledFlow.model_validate)
-    except DatasetStoreError as exc:
-        raise DatasetError(str(exc)) from None
-    items = list(built.rows)
+    items, built_info = load_built_rows(
+        ENV_ID, ref, split, LabeledFlow.model_validate, DatasetError
+    )
     info = DatasetInfo(
         source="dataset",
-        path=built.info["dataset"],
+        path=built_info["dataset"],
         split=split,
         n=len(items),
         content_hash=content_hash(items),
-        revision=built.info["content_hash"],
+        revision=built_info["content_hash"],
         label_counts=label_counts(items),
-        license=built.info["license"],
+        license=built_info["license"],
         seed=seed,
     )
     return items, info

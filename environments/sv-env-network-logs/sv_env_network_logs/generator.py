@@ -40,7 +40,6 @@ from sv_env_network_logs.records import (
     _dmz,
     _ephemeral,
     _iot,
-    _pick,
     _public,
     _server,
     _skew,
@@ -50,6 +49,7 @@ from sv_env_network_logs.records import (
     tcp_flow,
     udp_flow,
 )
+from sv_shared.sampling import weighted_pick as _pick
 
 GENERATOR_VERSION = "synthetic-v2"
 BASE_TS = 1_700_000_000.0

@@ -17,9 +17,9 @@ from typing import Any, TypeVar
 
 from sv_env_network_logs.dataset import load_flows
 from sv_env_network_logs.prompts import render_flow
-from sv_env_network_logs.rubric import ABSTAIN, LABELS, build_payoffs
+from sv_env_network_logs.reward import ABSTAIN, LABELS, build_payoffs
 from sv_shared.parsers import JsonClassificationParser
-from sv_shared.probes import Probe, ProbeSuite, interleave_labels
+from sv_shared.probes import Probe, ProbeSuite, conventional_suite, interleave_labels
 from sv_shared.rewards import RewardWeights, classification_reward_components
 
 ENV = "sv-env-network-logs"
@@ -131,12 +131,4 @@ def _two_blocks(info: Mapping[str, Any]) -> str:
 
 
 def probe_suite() -> ProbeSuite:
-    return ProbeSuite(
-        env=ENV,
-        episodes=episodes,
-        reference=reference,
-        reward=reward,
-        min_reward=MIN_REWARD,
-        max_reward=MAX_REWARD,
-        probes=_probes(),
-    )
+    return conventional_suite(globals())

@@ -304,12 +304,3 @@ def _record(
         "local_orig": _private(src),
         "local_resp": _private(dst),
     }
-
-
-def _pick(rng: Random, weighted: tuple[tuple[Any, float], ...]) -> Any:
-    x = rng.random() * sum(w for _, w in weighted)
-    for value, weight in weighted:
-        x -= weight
-        if x < 0:
-            return value
-    return weighted[-1][0]

@@ -1,12 +1,7 @@
 """What the harness knows about E1 (sv-env-network-logs); found through the entry point
 `security_verifiers.environments` (see sv_shared.spec)."""
 
-from sv_shared.spec import (
-    CLASSIFICATION_GATE,
-    EnvSpec,
-    GoldenRun,
-    classification_report,
-)
+from sv_shared.spec import CLASSIFICATION_GATE, EnvSpec, GoldenRun, classification_report
 
 SPEC = EnvSpec(
     key="e1",

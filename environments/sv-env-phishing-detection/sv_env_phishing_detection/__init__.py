@@ -10,9 +10,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-import verifiers as vf
-
 from sv_shared.env_args import accepts_env_args
+from sv_shared.vf_compat import vf
 
 if TYPE_CHECKING:
     from sv_shared.data import DataAdapter

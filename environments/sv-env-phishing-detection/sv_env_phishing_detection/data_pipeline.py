@@ -55,6 +55,7 @@ from sv_shared.data import (
     SourceRequest,
     SynthRecipe,
     SynthSeed,
+    reject_unknown_options,
 )
 from sv_shared.data.store import file_sha256
 
@@ -216,11 +217,7 @@ def _table_columns(name: str, options: dict[str, str]) -> TableColumns:
 
 
 def _check_options(name: str, options: dict[str, str]) -> None:
-    allowed = SOURCE_OPTIONS.get(name, frozenset({"limit"}))
-    unknown = sorted(set(options) - allowed)
-    if unknown:
-        valid = ", ".join(sorted(allowed)) or "none"
-        raise ValueError(f"unknown option(s) for {name}: {', '.join(unknown)} (valid: {valid})")
+    reject_unknown_options(name, options, sorted(SOURCE_OPTIONS.get(name, frozenset({"limit"}))))
 
 
 def _revision(name: str, path: str | None) -> tuple[str, str]:

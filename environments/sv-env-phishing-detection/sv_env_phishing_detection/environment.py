@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import functools
-import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import verifiers as vf
 from datasets import Dataset
+
+from sv_shared.sampling import shuffle_and_truncate
+from sv_shared.vf_compat import vf
 
 from . import ENV_ID
 from .answer import TriageParser
@@ -106,11 +107,7 @@ def build_env(
                                sender_col, label_map)  # fmt: skip
         records = load_records(source, path=path, split=split, label=label, columns=columns)
         split = split or ("test" if source == "synthetic" else "all")
-    if seed is not None:
-        records = list(records)
-        random.Random(seed).shuffle(records)
-    if max_examples is not None and max_examples > 0:
-        records = records[:max_examples]
+    records = shuffle_and_truncate(records, seed, max_examples)
     cross_corpus: bool | None = comparable
     if built is None and comparable is None:
         cross_corpus = source in CROSS_CORPUS_SOURCES

@@ -79,6 +79,7 @@ from sv_env_phishing_detection.obfuscation import (
 )
 from sv_env_phishing_detection.records import LEGITIMATE, PHISHING, EmailRecord
 from sv_env_phishing_detection.scenario_data import alternatives, load_scenario_data
+from sv_shared.sampling import weighted_pick as _pick
 
 __all__ = [
     "GENERATOR_VERSION",
@@ -124,15 +125,6 @@ _FOOTER_WORDS = {
 
 def _chance(rng: Random, p: float) -> bool:
     return rng.random() < p
-
-
-def _pick(rng: Random, weighted: tuple[tuple[str, float], ...]) -> str:
-    x = rng.random() * sum(w for _, w in weighted)
-    for value, weight in weighted:
-        x -= weight
-        if x < 0:
-            return value
-    return weighted[-1][0]
 
 
 def _main_domain(brand: str) -> str:

@@ -16,7 +16,7 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from sv_shared.probes import Probe, ProbeSuite, interleave_labels
+from sv_shared.probes import Probe, ProbeSuite, conventional_suite, interleave_labels
 
 from .answer import MAX_EVIDENCE_ITEMS, TriageParser
 from .environment import episode
@@ -197,13 +197,4 @@ def episode_max(info: Mapping[str, Any]) -> float:
 
 
 def probe_suite() -> ProbeSuite:
-    return ProbeSuite(
-        env=ENV,
-        episodes=episodes,
-        reference=reference,
-        reward=reward,
-        min_reward=MIN_REWARD,
-        max_reward=MAX_REWARD,
-        probes=_probes(),
-        episode_max=episode_max,
-    )
+    return conventional_suite(globals())

@@ -13,10 +13,9 @@ from typing import Any
 
 from sv_shared.parsers import ParseResult
 from sv_shared.rewards import (
+    ComponentWeights,
     Payoffs,
-    check_weights,
     classification_reward_components,
-    weights_dataclass,
 )
 
 from .evidence import check_evidence, evidence_score
@@ -26,23 +25,13 @@ COMPONENTS = ("decision", "calibration", "evidence", "format")
 
 
 @dataclass(frozen=True)
-class TriageWeights:
+class TriageWeights(ComponentWeights):
     """Non-negative component weights; 0 switches a component off."""
 
     decision: float = 1.0
     calibration: float = 0.2
     evidence: float = 0.3
     format: float = 0.1
-
-    def __post_init__(self) -> None:
-        check_weights(self)
-
-    @classmethod
-    def from_mapping(cls, mapping: Mapping[str, float] | None) -> TriageWeights:
-        return weights_dataclass(cls, mapping)
-
-    def as_dict(self) -> dict[str, float]:
-        return {name: getattr(self, name) for name in COMPONENTS}
 
 
 def default_payoffs(

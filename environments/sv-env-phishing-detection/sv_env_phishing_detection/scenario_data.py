@@ -1,7 +1,8 @@
 """Template text kept in data files, not in Python literals.
 
 `data/classic_templates.json` holds the classic scenarios' fixed templates (3 variants x 5
-languages, content indicators declared); `data/scenarios.json` the newer scenarios.
+languages, content indicators declared); `data/scenarios.json` the newer scenarios;
+`data/locales.json` the per-language names, organisations and formats (`campaigns.Locale`).
 
 Each scenario there names its label, a planner (`plan`, see `generator._DATA_PLANNERS`) and,
 per language, a list of templates. A template holds alternatives: `subject` is a list of
@@ -23,6 +24,7 @@ from typing import Any
 
 DATA_FILE = "scenarios.json"
 CLASSIC_FILE = "classic_templates.json"
+LOCALES_FILE = "locales.json"
 LABELS = ("Phishing", "Legitimate")
 MAX_VARIANTS = 99
 """Templates per scenario and language (record ids number them round * 100 + variant)."""
@@ -65,6 +67,14 @@ def load_classic_templates() -> dict[str, Any]:
     """`data/classic_templates.json`: the classic scenarios' fixed templates (subject, body,
     call to action, declared content indicators) by label, scenario and language."""
     path = resources.files(__package__).joinpath("data", CLASSIC_FILE)
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def load_locales() -> dict[str, Any]:
+    """`data/locales.json`: per language, the names, organisations and formats that fill
+    templates (the fields of `campaigns.Locale`)."""
+    path = resources.files(__package__).joinpath("data", LOCALES_FILE)
     return json.loads(path.read_text(encoding="utf-8"))
 
 

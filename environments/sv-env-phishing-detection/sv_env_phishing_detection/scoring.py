@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-import verifiers as vf
-
 from sv_shared.episode_scoring import MemoizedScorer, component_rubric
 from sv_shared.rewards import Payoffs
+from sv_shared.vf_compat import vf
 
 from .answer import TriageParser
 from .reward import COMPONENTS, TriageWeights, triage_components

@@ -65,13 +65,10 @@ def load_built(ref: str, split: str = "test") -> tuple[list[EmailRecord], dict[s
     provenance; ``ref`` is the build's directory, its name or ``latest``."""
     from pydantic import TypeAdapter
 
-    from sv_shared.data.store import DatasetStoreError, load_built_split
+    from sv_shared.data.store import load_built_rows
 
-    try:
-        built = load_built_split(ENV_ID, ref, split, TypeAdapter(EmailRecord).validate_python)
-    except DatasetStoreError as exc:
-        raise SourceError(f"dataset={ref!r}: {exc}") from None
-    return list(built.rows), built.info
+    adapter = TypeAdapter(EmailRecord).validate_python
+    return load_built_rows(ENV_ID, ref, split, adapter, SourceError, f"dataset={ref!r}: ")
 
 
 def _need_path(source: str, path: str | None) -> Path:

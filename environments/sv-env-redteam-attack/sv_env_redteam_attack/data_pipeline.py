@@ -48,10 +48,11 @@ from sv_shared.data import (
     SourceRequest,
     SynthRecipe,
     SynthSeed,
+    reject_unknown_options,
 )
-from sv_shared.data.store import DatasetStoreError, load_built_split
+from sv_shared.data.store import load_built_rows
 from sv_shared.safety import CATEGORIES, SafetyJudge, Verdict, build_judge, detect_refusal
-from sv_shared.safety.offline import offline_judge_version
+from sv_shared.safety.offline import offline_judge_version as judge_version
 
 ENV_ID = "sv-env-redteam-attack"
 JUDGE_SPEC = "offline"
@@ -118,11 +119,7 @@ def _take(options: dict[str, str], name: str, default: str) -> str:
 
 
 def _no_more(source: str, options: dict[str, str], known: Sequence[str]) -> None:
-    if options:
-        raise ValueError(
-            f"unknown option(s) for {source}: {', '.join(sorted(options))}; "
-            f"known: {', '.join(known) or 'none'}"
-        )
+    reject_unknown_options(source, options, known)
 
 
 def _functional(value: str) -> tuple[str, ...] | None:
@@ -173,21 +170,14 @@ def _source(name: str) -> Callable[[SourceRequest], SourceData]:
 
 def load_built_behaviors(ref: str, split: str) -> tuple[list[Behavior], dict[str, Any]]:
     """One split of a build of `sv data build e5` (a directory, a build name or ``latest``)."""
-    try:
-        built = load_built_split(ENV_ID, ref, split, TypeAdapter(Behavior).validate_python)
-    except DatasetStoreError as exc:
-        raise BehaviorDataError(str(exc)) from None
-    return list(built.rows), built.info
+    adapter = TypeAdapter(Behavior).validate_python
+    return load_built_rows(ENV_ID, ref, split, adapter, BehaviorDataError)
 
 
 # ----------------------------------------------------------------------------- verification
 @lru_cache(maxsize=1)
 def judge() -> SafetyJudge:
     return build_judge(JUDGE_SPEC)
-
-
-def judge_version() -> str:
-    return offline_judge_version()
 
 
 def request_verdict(text: str) -> Verdict:

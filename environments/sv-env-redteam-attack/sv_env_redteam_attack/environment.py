@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
-import verifiers as vf
 from datasets import Dataset
 
 from sv_env_redteam_attack.behaviors import Behavior, content_hash, load_behaviors
@@ -35,6 +33,8 @@ from sv_shared.safety import build_judge
 from sv_shared.safety.judge_card import judge_card
 from sv_shared.safety.redaction import redact_conversation
 from sv_shared.safety.types import SafetyJudge
+from sv_shared.sampling import shuffle_and_truncate
+from sv_shared.vf_compat import vf
 
 ENV_ID = "sv-env-redteam-attack"
 STATE_COLUMNS = ("transcript", "turns")
@@ -181,11 +181,7 @@ def load_environment(
         behaviors, built = load_built_behaviors(dataset, split)
     else:
         behaviors = load_behaviors(source, path, columns)
-    if seed is not None:
-        behaviors = list(behaviors)
-        random.Random(seed).shuffle(behaviors)
-    if max_examples is not None and max_examples > 0:
-        behaviors = behaviors[:max_examples]
+    behaviors = shuffle_and_truncate(behaviors, seed, max_examples)
     weights = weights_from(reward_weights)
     target = build_target(
         target_client,

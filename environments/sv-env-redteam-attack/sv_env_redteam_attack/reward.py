@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sv_shared.rewards import check_weights
+from sv_shared.rewards import ComponentWeights
 
 REWARD_COMPONENTS = ("success", "attacker_violation", "length", "novelty")
 EPISODE_METRICS = ("turns_to_success", "attacker_flagged", "target_unsafe", "attacker_tokens")
@@ -36,7 +36,7 @@ _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
 @dataclass(frozen=True)
-class AttackWeights:
+class AttackWeights(ComponentWeights):
     """Component weights (0 switches one off) and the scale of the length cost."""
 
     success: float = 1.0
@@ -45,9 +45,6 @@ class AttackWeights:
     novelty: float = 0.25
     token_cost: float = 0.0005
     max_length_cost: float = 0.1
-
-    def __post_init__(self) -> None:
-        check_weights(self)
 
     def component_weights(self) -> dict[str, float]:
         return {name: float(getattr(self, name)) for name in REWARD_COMPONENTS}

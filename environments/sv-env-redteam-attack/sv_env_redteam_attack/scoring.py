@@ -16,8 +16,6 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import verifiers as vf
-
 from sv_env_redteam_attack.judging import Exchange, TurnJudge, behavior_from_info
 from sv_env_redteam_attack.memory import AttackMemory
 from sv_env_redteam_attack.reward import (
@@ -29,6 +27,7 @@ from sv_env_redteam_attack.reward import (
     first_success,
 )
 from sv_shared.episode_scoring import MemoizedScorer, component_rubric
+from sv_shared.vf_compat import vf
 
 _MEMORY_LOCK = threading.Lock()
 

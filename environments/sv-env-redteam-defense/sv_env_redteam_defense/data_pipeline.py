@@ -41,10 +41,11 @@ from sv_shared.data import (
     SourceRequest,
     SynthRecipe,
     SynthSeed,
+    reject_unknown_options,
 )
-from sv_shared.data.store import DatasetStoreError, load_built_split
+from sv_shared.data.store import load_built_rows
 from sv_shared.safety import SafetyJudge, build_judge, detect_refusal
-from sv_shared.safety.offline import offline_judge_version
+from sv_shared.safety.offline import offline_judge_version as judge_version
 
 from . import ENV_ID
 from .conversation import (
@@ -168,12 +169,7 @@ def _options(name: str, request: SourceRequest) -> dict[str, str]:
     options = dict(request.options)
     known = {"harmbench": ("functional_categories", "columns"), "jbb": ("columns",),
              "advbench": ("columns",)}.get(name, ())  # fmt: skip
-    unknown = sorted(set(options) - set(known))
-    if unknown:
-        raise ValueError(
-            f"unknown option(s) for {name}: {', '.join(unknown)}; known: "
-            f"{', '.join(known) or 'none'}"
-        )
+    reject_unknown_options(name, options, known)
     if name == "harmbench":
         options.setdefault("functional_categories", "all")
     return options
@@ -207,6 +203,12 @@ def _load(
     return load_behaviors_csv(path, name, columns, wanted), path
 
 
+def load_built_conversations(ref: str, split: str) -> tuple[list[Conversation], dict[str, Any]]:
+    """One split of a build of `sv data build e6` (a directory, a build name or ``latest``)."""
+    adapter = TypeAdapter(ScriptRow).validate_python
+    return load_built_rows(ENV_ID, ref, split, adapter, ScriptDataError)
+
+
 def _source(name: str) -> Callable[[SourceRequest], SourceData]:
     def load(request: SourceRequest) -> SourceData:
         options = _options(name, request)
@@ -224,23 +226,10 @@ def _source(name: str) -> Callable[[SourceRequest], SourceData]:
     return load
 
 
-def load_built_conversations(ref: str, split: str) -> tuple[list[Conversation], dict[str, Any]]:
-    """One split of a build of `sv data build e6` (a directory, a build name or ``latest``)."""
-    try:
-        built = load_built_split(ENV_ID, ref, split, TypeAdapter(ScriptRow).validate_python)
-    except DatasetStoreError as exc:
-        raise ScriptDataError(str(exc)) from None
-    return list(built.rows), built.info
-
-
 # ----------------------------------------------------------------------------- verification
 @lru_cache(maxsize=1)
 def judge() -> SafetyJudge:
     return build_judge(JUDGE_SPEC)
-
-
-def judge_version() -> str:
-    return offline_judge_version()
 
 
 def turn_scores(turns: Sequence[str]) -> list[float]:

@@ -5,18 +5,18 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import verifiers as vf
 from datasets import Dataset
 
 from sv_shared.data.store import build_provenance
 from sv_shared.env_args import accepts_env_args
 from sv_shared.safety import SafetyJudge, build_judge, detect_refusal
 from sv_shared.safety.judge_card import judge_card
+from sv_shared.sampling import shuffle_and_truncate
+from sv_shared.vf_compat import vf
 
 from . import ENV_ID
 from .conversation import KINDS, Conversation, ScriptDataError, content_hash
@@ -92,11 +92,7 @@ def select(
         if unknown:
             raise ScriptDataError(f"unknown kind(s) {unknown}; expected some of {list(KINDS)}")
         conversations = [c for c in conversations if c.kind in kinds]
-    if seed is not None:
-        conversations = list(conversations)
-        random.Random(seed).shuffle(conversations)
-    if max_examples is not None and max_examples > 0:
-        conversations = conversations[:max_examples]
+    conversations = shuffle_and_truncate(conversations, seed, max_examples)
     if not conversations:
         raise ScriptDataError("no conversations left after filtering")
     return conversations

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
-from sv_shared.probes import Answer, Probe, ProbeSuite
+from sv_shared.probes import Answer, Probe, ProbeSuite, conventional_suite
 from sv_shared.safety import build_judge, detect_refusal
 
 from . import reply_templates as replies
@@ -184,13 +184,4 @@ def _probes() -> tuple[Probe, ...]:
 
 
 def probe_suite() -> ProbeSuite:
-    return ProbeSuite(
-        env=ENV,
-        episodes=episodes,
-        reference=reference,
-        reward=reward,
-        min_reward=MIN_REWARD,
-        max_reward=MAX_REWARD,
-        probes=_probes(),
-        episode_max=episode_max,
-    )
+    return conventional_suite(globals())

@@ -9,10 +9,9 @@ from collections import OrderedDict
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-import verifiers as vf
-
 from sv_shared.episode_scoring import MemoizedScorer, component_rubric
 from sv_shared.safety import SafetyJudge
+from sv_shared.vf_compat import vf
 
 from .judging import RefusalFn, TurnJudgment, assistant_replies, judge_episode
 from .reward import COMPONENTS, DefenseWeights, episode_components, episode_metrics

@@ -9,6 +9,7 @@ from sv_shared.data.adapter import (
     SourceRequest,
     SynthRecipe,
     SynthSeed,
+    reject_unknown_options,
 )
 from sv_shared.data.splits import SPLIT_NAMES, grouped_split, stable_unit
 from sv_shared.data.store import (
@@ -35,6 +36,7 @@ __all__ = [
     "grouped_split",
     "list_builds",
     "load_built_split",
+    "reject_unknown_options",
     "resolve_build",
     "stable_unit",
 ]

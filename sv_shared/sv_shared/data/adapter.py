@@ -7,7 +7,7 @@ grouped splits, contamination checks, provenance and the dataset card.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +35,18 @@ class SourceRequest:
     path: str | None = None
     seed: int = 42
     options: Mapping[str, str] = field(default_factory=dict)
+
+
+def reject_unknown_options(source: str, options: Iterable[str], valid: Iterable[str]) -> None:
+    """Raise ValueError naming the options of `source` that are not in `valid` (the valid
+    ones are listed in the order given)."""
+    valid = list(valid)
+    unknown = sorted(set(options) - set(valid))
+    if unknown:
+        raise ValueError(
+            f"unknown option(s) for {source}: {', '.join(unknown)} "
+            f"(valid: {', '.join(valid) or 'none'})"
+        )
 
 
 @dataclass(frozen=True)

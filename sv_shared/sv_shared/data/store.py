@@ -174,6 +174,24 @@ def load_built_split(
     return BuiltDataset(rows=rows, info=info)
 
 
+def load_built_rows(
+    env_id: str,
+    ref: str,
+    split: str,
+    from_json: Callable[[Any], Any],
+    error: Callable[[str], Exception] = DatasetStoreError,
+    context: str = "",
+) -> tuple[list[Any], dict[str, Any]]:
+    """`load_built_split` as (rows, provenance info), for an environment's loader: a store
+    problem is raised as `error` (the environment's own data error), its message prefixed with
+    `context`."""
+    try:
+        built = load_built_split(env_id, ref, split, from_json)
+    except DatasetStoreError as exc:
+        raise error(f"{context}{exc}") from None
+    return list(built.rows), built.info
+
+
 def _combined(hashes: dict[str, str]) -> str:
     joined = "\n".join(f"{k}={v}" for k, v in sorted(hashes.items()))
     return f"sha256:{hashlib.sha256(joined.encode()).hexdigest()}"
