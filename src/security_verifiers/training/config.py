@@ -77,6 +77,10 @@ class SFTTrain(Strict):
     grad_accum: int = Field(1, ge=1)
     max_length: int = Field(1024, ge=16)
     warmup_ratio: float = Field(0.05, ge=0.0, lt=1.0)
+    adam_beta2: float = Field(0.999, gt=0.0, lt=1.0)
+    """AdamW's second-moment decay. 0.95 forgets the large gradients of the first steps (the
+    answer format) within ~20 steps; at 0.999 they damp the later, small label gradients for
+    hundreds of steps."""
     logging_steps: int = Field(5, ge=1)
     save_steps: int = Field(20, ge=1)
     completion_only_loss: bool = True
@@ -84,6 +88,10 @@ class SFTTrain(Strict):
     """Trade compute for memory (worth it for large models on a GPU)."""
     group_by_length: bool = True
     """Batch examples of similar length (less padding); off: plain random batches."""
+    label_balanced: bool = False
+    """Classification answers (a JSON `label`): every batch holds the labels in the data's
+    proportions (examples shuffled within each label, then interleaved, read in order).
+    Replaces `group_by_length`."""
     packing: bool = False
     """Pack several examples into one sequence (TRL BFD packing); best with flash attention
     on a GPU, where sequences stay separate (padding-free)."""

@@ -14,6 +14,7 @@ from security_verifiers.models.hf_checkpoint import (
     load_tokenizer,
     resolve_checkpoint,
 )
+from security_verifiers.training.batching import label_balanced_order
 from security_verifiers.training.checkpoints import CheckpointDir, plot_curves
 from security_verifiers.training.config import LoraSettings, SFTRecipe
 from security_verifiers.training.envs import LoopThread, load_training_env, sigterm_as_interrupt
@@ -156,6 +157,13 @@ def run_sft(recipe: SFTRecipe, console: Console | None = None) -> Path:
     return ckpt.root
 
 
+def sampling_strategy(train: Any) -> str:
+    """The Trainer's sampler: in order for label-balanced examples (already interleaved)."""
+    if train.label_balanced:
+        return "sequential"
+    return "group_by_length" if train.group_by_length else "random"
+
+
 def sft_args(recipe: SFTRecipe, runtime: Runtime, output_dir: Path, n_examples: int) -> Any:
     """TRL's SFTConfig for the recipe: dtype, threads and batching set explicitly (TRL's own
     defaults — bf16 on, activation checkpointing on — never apply silently)."""
@@ -175,13 +183,14 @@ def sft_args(recipe: SFTRecipe, runtime: Runtime, output_dir: Path, n_examples: 
         learning_rate=train.learning_rate,
         lr_scheduler_type="cosine",
         warmup_steps=train.warmup_ratio,
+        adam_beta2=train.adam_beta2,
         logging_steps=train.logging_steps,
         save_steps=train.save_steps,
         save_total_limit=1,
         max_length=train.max_length,
         completion_only_loss=train.completion_only_loss,
         activation_checkpointing=train.activation_checkpointing,
-        train_sampling_strategy="group_by_length" if train.group_by_length else "random",
+        train_sampling_strategy=sampling_strategy(train),
         packing=train.packing,
         seed=train.seed,
         data_seed=train.seed,
@@ -216,6 +225,8 @@ def build_sft_trainer(
         model = load_causal_lm(loadable(ref), dtype=runtime.dtype)
         peft_config = lora_config(recipe.lora, model)
     args = sft_args(recipe, runtime, output_dir, len(examples))
+    if recipe.train.label_balanced:
+        examples = label_balanced_order(examples, recipe.train.seed)
     dataset = Dataset.from_list(
         [{"prompt": e["prompt"], "completion": e["completion"]} for e in examples]
     )
