@@ -38,3 +38,15 @@ def test_fresh_data_oversamples_the_targets_and_the_control_has_the_same_size() 
     assert sum(n for name, n in counts.items() if name not in targets) == 20
     again = curriculum_flows(targets, per_class=30, replay=20, corpus_size=1500, seed=7)
     assert [f.id for f in again[0]] == [f.id for f in chosen]
+
+
+def test_replay_keeps_the_corpus_label_shares_when_the_targets_are_one_sided() -> None:
+    targets = ["attack/c2_beacon", "attack/dns_tunnel"]
+    chosen, control, _ = curriculum_flows(
+        targets, per_class=40, replay=80, corpus_size=3000, seed=7
+    )
+    malicious = sum(flow.label == "Malicious" for flow in chosen) / len(chosen)
+    corpus_share = sum(flow.label == "Malicious" for flow in control) / len(control)
+    assert len(chosen) == 160
+    assert abs(malicious - corpus_share) < 0.1  # 80 attack flows targeted, replay all benign
+    assert sum(flow.label == "Benign" for flow in chosen) == 80

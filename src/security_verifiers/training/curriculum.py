@@ -71,12 +71,39 @@ def pick_targets(
     return [name for _, name in eligible[:max_classes]]
 
 
+def replay_quota(chosen: list[Any], others: list[Any], corpus: list[Any], replay: int) -> dict:
+    """Replay flows per label, so that targeted + replay keeps the corpus's label shares as
+    far as `replay` allows. Without this, targeting mostly attack classes shifted the label
+    prior and the model traded accuracy for recall (issue 21's first curriculum run)."""
+    shares = Counter(flow.label for flow in corpus)
+    have = Counter(flow.label for flow in chosen)
+    available = Counter(flow.label for flow in others)
+    total = len(chosen) + replay
+    labels = sorted(shares)
+    deficit = {
+        label: max(0.0, total * shares[label] / len(corpus) - have[label]) for label in labels
+    }
+    if sum(deficit.values()) == 0:
+        deficit = {label: float(shares[label]) for label in labels}
+    scale = replay / sum(deficit.values())
+    quota = {label: min(available[label], int(deficit[label] * scale)) for label in labels}
+    by_remainder = sorted(labels, key=lambda label: -(deficit[label] * scale % 1))
+    while sum(quota.values()) < replay:  # hand out what rounding and small pools left over
+        open_labels = [label for label in by_remainder if quota[label] < available[label]]
+        if not open_labels:
+            break
+        for label in open_labels[: replay - sum(quota.values())]:
+            quota[label] += 1
+    return quota
+
+
 def curriculum_flows(
     targets: list[str], *, per_class: int, replay: int, corpus_size: int, seed: int
 ) -> tuple[list[Any], list[Any], dict[str, int]]:
     """(targeted, uniform control, counts): flows of a fresh generator corpus. Targeted =
-    `per_class` flows of each target scenario + `replay` flows spread over the others; the
-    control is a uniform sample of the same corpus with the same size."""
+    `per_class` flows of each target scenario + `replay` flows of the others, per label so
+    that the label shares stay the corpus's (`replay_quota`); the control is a uniform sample
+    of the same corpus with the same size."""
     from sv_env_network_logs.generator import generate_flows
 
     corpus = generate_flows(corpus_size, seed=seed)
@@ -90,7 +117,9 @@ def curriculum_flows(
         chosen += rng.sample(pool, min(per_class, len(pool)))
     targeted = set(targets)
     others = [flow for flow in corpus if flow.scenario not in targeted]
-    chosen += rng.sample(others, min(replay, len(others)))
+    for label, count in replay_quota(chosen, others, corpus, replay).items():
+        pool = [flow for flow in others if flow.label == label]
+        chosen += rng.sample(pool, min(count, len(pool)))
     control = rng.sample(corpus, len(chosen))
     counts = Counter(flow.scenario for flow in chosen)
     return chosen, control, dict(sorted(counts.items()))
