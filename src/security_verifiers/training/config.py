@@ -95,6 +95,10 @@ class SFTTrain(Strict):
     packing: bool = False
     """Pack several examples into one sequence (TRL BFD packing); best with flash attention
     on a GPU, where sequences stay separate (padding-free)."""
+    share_prompt_prefix: bool = True
+    """Run the prompt prefix every row of a batch shares (chat template + system prompt) once
+    per batch instead of once per row, and project only trained positions onto the vocabulary
+    (training/prefix_sharing.py; same loss and gradients). Off: TRL's own loss."""
     seed: int = 42
 
 

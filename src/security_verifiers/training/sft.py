@@ -217,6 +217,8 @@ def build_sft_trainer(
     from datasets import Dataset
     from trl import SFTTrainer
 
+    from security_verifiers.training.prefix_sharing import prefix_sharing_trainer
+
     runtime = runtime or setup_runtime(recipe.threads, recipe.dtype)
     tokenizer = tokenizer or load_tokenizer(loadable(ref))
     tokenizer.padding_side = "right"
@@ -230,7 +232,10 @@ def build_sft_trainer(
     dataset = Dataset.from_list(
         [{"prompt": e["prompt"], "completion": e["completion"]} for e in examples]
     )
-    trainer = SFTTrainer(
+    trainer_class = (
+        prefix_sharing_trainer(SFTTrainer) if recipe.train.share_prompt_prefix else SFTTrainer
+    )
+    trainer = trainer_class(
         model=model,
         args=args,
         train_dataset=dataset,

@@ -1,0 +1,142 @@
+"""SFT loss with the batch's shared prompt prefix computed once.
+
+Every training prompt of an environment starts with the same tokens (the chat template and the
+system prompt: about 80 tokens for E1's compact prompt, 260 for E4's, out of 180 and 530). A
+plain forward pass runs them once per row. Here they run once per batch: the prefix goes through
+the decoder at batch size 1, its key/value cache is repeated for every row, and the rows' own
+tokens run on top of it. Gradients flow through the repeated cache, so the loss and its
+gradients equal the full forward pass (up to float rounding). The loss is scored only where a
+label is trained (the answer), so the vocabulary projection runs over ~20 positions per row,
+not all of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+IGNORE = -100
+#: Below this many shared tokens the extra decoder call costs more than it saves.
+MIN_SHARED_PREFIX = 16
+
+
+@dataclass(frozen=True)
+class LossStats:
+    """What one call of `completion_loss` computed besides the loss (for the trainer's log)."""
+
+    shared_prefix: int
+    trained_tokens: int
+    token_accuracy: float
+    entropy: float
+
+
+def shared_prefix_length(input_ids: Any, labels: Any, attention_mask: Any) -> int:
+    """How many leading positions every row shares, all attended and all before the first
+    position whose next token is trained (so every predicting position stays in the rows)."""
+    length = input_ids.shape[1]
+    same = (input_ids == input_ids[:1]).all(dim=0) & attention_mask.bool().all(dim=0)
+    differs = (~same).nonzero()
+    first_difference = int(differs[0]) if len(differs) else length
+    trained = (labels != IGNORE).any(dim=0).nonzero()
+    first_trained = int(trained[0]) if len(trained) else length
+    return max(0, min(first_difference, first_trained - 1, length - 1))
+
+
+def supports_prefix_sharing(model: Any) -> bool:
+    """True for decoder-only models whose logits are the plain head projection (no soft-capping
+    or scaling, which this loss does not apply) and that expose their decoder."""
+    config = getattr(model, "config", None)
+    if config is None or not hasattr(model, "get_decoder"):
+        return False
+    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    scaled = any(
+        getattr(text, name, None) is not None
+        for name in ("final_logit_softcapping", "logit_scale", "output_multiplier", "logits_scaling")
+    )
+    return not scaled and getattr(text, "sliding_window", None) is None
+
+
+def completion_loss(
+    model: Any,
+    inputs: dict[str, Any],
+    num_items_in_batch: Any = None,
+    min_prefix: int = MIN_SHARED_PREFIX,
+) -> tuple[Any, LossStats]:
+    """Mean cross-entropy over the trained labels of `inputs` (input_ids, labels,
+    attention_mask; right-padded), with the shared prefix run once (see the module doc)."""
+    import torch
+    import torch.nn.functional as F
+    from transformers import DynamicCache
+
+    input_ids, labels = inputs["input_ids"], inputs["labels"]
+    attention_mask = inputs["attention_mask"]
+    decoder = model.get_decoder()
+    head = model.get_output_embeddings()
+    rows = input_ids.shape[0]
+    prefix = shared_prefix_length(input_ids, labels, attention_mask) if rows > 1 else 0
+    if prefix >= min_prefix:
+        cache = DynamicCache(config=decoder.config)
+        decoder(input_ids=input_ids[:1, :prefix], past_key_values=cache, use_cache=True)
+        cache.batch_repeat_interleave(rows)
+        hidden = decoder(
+            input_ids=input_ids[:, prefix:],
+            attention_mask=attention_mask,
+            past_key_values=cache,
+            use_cache=True,
+        ).last_hidden_state
+    else:
+        prefix = 0
+        hidden = decoder(
+            input_ids=input_ids, attention_mask=attention_mask, use_cache=False
+        ).last_hidden_state
+    targets = labels[:, prefix + 1 :]
+    trained = targets != IGNORE
+    logits = head(hidden[:, :-1][trained]).float()
+    gold = targets[trained]
+    token_loss = F.cross_entropy(logits, gold, reduction="sum")
+    count = trained.sum() if num_items_in_batch is None else num_items_in_batch
+    loss = token_loss / torch.as_tensor(count).clamp(min=1)
+    with torch.no_grad():
+        n = int(gold.numel())
+        log_probs = logits.log_softmax(-1)
+        accuracy = float((logits.argmax(-1) == gold).float().mean()) if n else 0.0
+        entropy = float(-(log_probs.exp() * log_probs).sum(-1).mean()) if n else 0.0
+    return loss, LossStats(prefix, n, accuracy, entropy)
+
+
+def prefix_sharing_trainer(base: type) -> type:
+    """A subclass of TRL's `SFTTrainer` (`base`) whose training loss is `completion_loss`.
+
+    It falls back to the base loss where sharing does not apply: packed or padding-free
+    batches (no attention mask), several processes (DDP must see the model's own forward),
+    models `supports_prefix_sharing` rejects, and calls that want the outputs."""
+
+    class PrefixSharingSFTTrainer(base):  # type: ignore[misc, valid-type]
+        def compute_loss(  # noqa: D102 - Trainer API
+            self,
+            model: Any,
+            inputs: dict[str, Any],
+            return_outputs: bool = False,
+            num_items_in_batch: Any = None,
+        ) -> Any:
+            usable = (
+                not return_outputs
+                and "attention_mask" in inputs
+                and "labels" in inputs
+                and self.accelerator.num_processes == 1
+                and supports_prefix_sharing(model)
+            )
+            if not usable:
+                return super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
+            loss, stats = completion_loss(model, inputs, num_items_in_batch)
+            mode = "train" if self.model.training else "eval"
+            metrics = self._metrics[mode]
+            metrics["mean_token_accuracy"].append(stats.token_accuracy)
+            metrics["entropy"].append(stats.entropy)
+            metrics["shared_prefix_tokens"].append(float(stats.shared_prefix))
+            if mode == "train":
+                self._total_train_tokens += int(inputs["attention_mask"].sum())
+            metrics["num_tokens"] = [self._total_train_tokens]
+            return loss
+
+    return PrefixSharingSFTTrainer
