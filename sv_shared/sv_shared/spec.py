@@ -15,9 +15,10 @@ import dataclasses
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 ENTRY_POINT_GROUP = "security_verifiers.environments"
+EnvT = TypeVar("EnvT")
 
 
 @dataclass(frozen=True)
@@ -173,8 +174,8 @@ class EnvSpec:
 class LoadedEnvInfo:
     """What a loaded environment tells the harness beyond verifiers' own API.
 
-    `load_environment` sets these as `env.sv_<field>` attributes (all optional); the harness
-    reads them only through `LoadedEnvInfo.of(env)`, typed, in one place.
+    `load_environment` sets them as `env.sv_<field>` attributes with `LoadedEnvInfo(...).attach`
+    (a misspelt field is a TypeError); the harness reads them only through `LoadedEnvInfo.of(env)`.
     """
 
     dataset_info: Mapping[str, Any]
@@ -202,6 +203,13 @@ class LoadedEnvInfo:
                 "labels": tuple(labels) if labels is not None else None,
             }
         )
+
+    def attach(self, env: EnvT) -> EnvT:
+        """Set every field as `env.sv_<field>` and return `env`. Values are stored as given (no
+        copies): later in-place updates of `dataset_info` show through `of(env)`."""
+        for f in dataclasses.fields(self):
+            setattr(env, f"sv_{f.name}", getattr(self, f.name))
+        return env
 
 
 __all__ = [

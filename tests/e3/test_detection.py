@@ -28,7 +28,7 @@ from sv_env_code_vulnerability.detection import (
     scanner_oracle_policy,
     total_reward,
 )
-from sv_env_code_vulnerability.detection_data import (
+from sv_env_code_vulnerability.detection.data import (
     DetectionItem,
     from_repair_items,
     group_pairs,

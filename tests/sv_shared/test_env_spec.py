@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pytest
+
 from sv_shared.spec import REWARD, EnvSpec, LoadedEnvInfo, load_hook
 
 
@@ -33,3 +35,20 @@ def test_loaded_env_info_reads_sv_attributes() -> None:
     info = LoadedEnvInfo.of(env)
     assert info.dataset_info["content_hash"] == "h" and info.state_columns == ("a",)
     assert info.labels == ("x", "y") and info.structured_output_default is True
+
+
+def test_loaded_env_info_attach_round_trips() -> None:
+    dataset_info = {"content_hash": "h"}
+    info = LoadedEnvInfo(
+        dataset_info, {"weights": {}}, structured_output_default=True, metrics=dict,
+        state_columns=("a",), labels=("x", "y"), target="t",
+    )  # fmt: skip
+    env = SimpleNamespace()
+    assert info.attach(env) is env and LoadedEnvInfo.of(env) == info
+    env.sv_dataset_info["prompt_style"] = "compact"  # environments update it in place
+    assert env.sv_dataset_info is dataset_info
+    assert LoadedEnvInfo.of(env).dataset_info == {"content_hash": "h", "prompt_style": "compact"}
+    bare = LoadedEnvInfo.of(SimpleNamespace())  # the defaults read as an env that sets nothing
+    assert LoadedEnvInfo.of(LoadedEnvInfo({}).attach(SimpleNamespace())) == bare
+    with pytest.raises(TypeError):
+        LoadedEnvInfo({}, reward_cofig={})  # type: ignore[call-arg]

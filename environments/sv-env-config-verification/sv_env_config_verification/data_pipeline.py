@@ -56,16 +56,8 @@ from sv_env_config_verification.dataset import (
 )
 from sv_env_config_verification.mutations import supported_ids
 from sv_env_config_verification.tools.semgrep_tool import WORKLOADS
-from sv_shared.data import (
-    DataAdapter,
-    Facets,
-    Rejected,
-    SourceData,
-    SourceRequest,
-    SynthRecipe,
-    SynthSeed,
-    reject_unknown_options,
-)
+from sv_shared import data as sv_data
+from sv_shared.data import reject_unknown_options
 
 LABELS = ("clean", "misconfigured")
 FAMILIES: Mapping[str, tuple[str, ...]] = {
@@ -140,8 +132,8 @@ def scenario_of(item: ConfigItem) -> str:
     return max(sorted(counts), key=lambda family: counts[family])
 
 
-def facets(item: ConfigItem) -> Facets:
-    return Facets(
+def facets(item: ConfigItem) -> sv_data.Facets:
+    return sv_data.Facets(
         label=label_of(item), scenario=scenario_of(item), group=item.base_id, text=item.text
     )
 
@@ -269,7 +261,7 @@ def _without_errors(
     return kept, rejected
 
 
-def _load(name: str, request: SourceRequest) -> SourceData:
+def _load(name: str, request: sv_data.SourceRequest) -> sv_data.SourceData:
     options = dict(request.options)
     reject_unknown_options(name, options, sorted(_SOURCE_OPTIONS[name]))
     labeler = _labeler(options)
@@ -313,7 +305,7 @@ def _load(name: str, request: SourceRequest) -> SourceData:
         revision = _input_revision(name, request.path, recursive)
     items, rejected = _without_errors(items, labeler)
     rejected = skipped + rejected
-    return SourceData(
+    return sv_data.SourceData(
         rows=items,
         name=name,
         license=license_,
@@ -324,8 +316,8 @@ def _load(name: str, request: SourceRequest) -> SourceData:
     )
 
 
-def _source(name: str) -> Callable[[SourceRequest], SourceData]:
-    def load(request: SourceRequest) -> SourceData:
+def _source(name: str) -> Callable[[sv_data.SourceRequest], sv_data.SourceData]:
+    def load(request: sv_data.SourceRequest) -> sv_data.SourceData:
         try:
             return _load(name, request)
         except DatasetError as exc:
@@ -348,7 +340,7 @@ def _request_text(kind: str, request: str) -> str:
     )
 
 
-def synth_seed(base_id: str, request: str) -> SynthSeed:
+def synth_seed(base_id: str, request: str) -> sv_data.SynthSeed:
     """The template that shows base ``base_id`` and asks for ``request`` ("hardened" or a
     catalogue id)."""
     bases = load_bases()
@@ -374,7 +366,7 @@ def synth_seed(base_id: str, request: str) -> SynthSeed:
             f"{_request_text(base.kind, request)}",
         },
     ]
-    return SynthSeed(
+    return sv_data.SynthSeed(
         id=f"{base_id}|{request}",
         messages=messages,
         target={
@@ -388,7 +380,7 @@ def synth_seed(base_id: str, request: str) -> SynthSeed:
     )
 
 
-def synth_seeds(seed: int) -> list[SynthSeed]:
+def synth_seeds(seed: int) -> list[sv_data.SynthSeed]:
     """Per short base: a hardened request and up to two applicable named misconfigurations."""
     rng = random.Random(f"synth:{seed}")
     seeds = []
@@ -438,12 +430,12 @@ def _episode_name(kind: str, text: str, fallback: str) -> str:
 
 
 def parse_candidate(kind: str, completion: str, row_id: str) -> ConfigFile:
-    """The config of ``kind`` in a completion, or :class:`Rejected` (stage schema)."""
+    """The config of ``kind`` in a completion, or :class:`sv_data.Rejected` (stage schema)."""
     if kind not in KINDS:
-        raise Rejected("schema", f"unknown kind {kind!r}")
+        raise sv_data.Rejected("schema", f"unknown kind {kind!r}")
     texts = _candidates(kind, completion)
     if not texts:
-        raise Rejected("schema", f"no {_KIND_WORDS[kind]} in the completion")
+        raise sv_data.Rejected("schema", f"no {_KIND_WORDS[kind]} in the completion")
     first_error = ""
     for text in texts:
         try:
@@ -452,10 +444,10 @@ def parse_candidate(kind: str, completion: str, row_id: str) -> ConfigFile:
             return config
         except ConfigError as exc:
             first_error = first_error or str(exc)
-    raise Rejected("schema", f"not a valid {_KIND_WORDS[kind]}: {first_error}"[:300])
+    raise sv_data.Rejected("schema", f"not a valid {_KIND_WORDS[kind]}: {first_error}"[:300])
 
 
-def synth_parse(template: SynthSeed, completion: str, row_id: str) -> ConfigItem:
+def synth_parse(template: sv_data.SynthSeed, completion: str, row_id: str) -> ConfigItem:
     config = parse_candidate(template.target["kind"], completion, row_id)
     return ConfigItem(
         id=row_id,
@@ -507,25 +499,27 @@ def oracle_scan(config: ConfigFile) -> Any:
     return scan(config, cache=ScanCache(directory=default_scan_cache_dir()))
 
 
-def synth_verify(template: SynthSeed, row: ConfigItem) -> ConfigItem:
+def synth_verify(template: sv_data.SynthSeed, row: ConfigItem) -> ConfigItem:
     """Label with the tool oracle (module docstring); reject what it cannot vouch for."""
     config = row.config
     if not audited_resources(config):
-        raise Rejected("verify", "no resource the oracle audits (workload/RBAC or covered AWS)")
+        raise sv_data.Rejected(
+            "verify", "no resource the oracle audits (workload/RBAC or covered AWS)"
+        )
     try:
         result = oracle_scan(config)
     except ConfigError as exc:
-        raise Rejected("verify", f"oracle cannot parse the config: {exc}") from None
+        raise sv_data.Rejected("verify", f"oracle cannot parse the config: {exc}") from None
     opa = result.per_tool.get("opa")
     if opa is None or not opa.available:
-        raise Rejected("verify", "the Rego policy pack (opa/regorus) is unavailable")
+        raise sv_data.Rejected("verify", "the Rego policy pack (opa/regorus) is unavailable")
     if result.errors:
         errors = "; ".join(f"{t}: {e}" for t, e in sorted(result.errors.items()))
-        raise Rejected("verify", f"oracle tool error(s): {errors}"[:300])
+        raise sv_data.Rejected("verify", f"oracle tool error(s): {errors}"[:300])
     findings = [finding_dict(f) for f in result.findings]
     request = template.target["request"]
     if request != "hardened" and not findings:
-        raise Rejected(
+        raise sv_data.Rejected(
             "verify",
             f"asked for {request} but the oracle finds no violation (injection failed or "
             "outside the oracle's coverage), so a clean label is unverified",
@@ -541,8 +535,8 @@ def _synth_verifier() -> str:
     )
 
 
-def data_adapter() -> DataAdapter:
-    return DataAdapter(
+def data_adapter() -> sv_data.DataAdapter:
+    return sv_data.DataAdapter(
         env_id=ENV_ID,
         row_type=ConfigItem,
         sources={name: _source(name) for name in _SOURCE_OPTIONS},
@@ -556,7 +550,7 @@ def data_adapter() -> DataAdapter:
         default_source="builtin",
         assign_split=assign_split,
         labels=LABELS,
-        synth=SynthRecipe(
+        synth=sv_data.SynthRecipe(
             seeds=synth_seeds,
             parse=synth_parse,
             verify=synth_verify,

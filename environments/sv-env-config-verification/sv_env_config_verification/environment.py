@@ -34,7 +34,9 @@ from sv_env_config_verification.scoring import REWARD_COMPONENTS, AuditParser, b
 from sv_shared.env_args import accepts_env_args
 from sv_shared.episode_scoring import run_in_scoring_pool, scoring_executor
 from sv_shared.rewards import weights_dataclass
+from sv_shared.rollout_env import rollout_env
 from sv_shared.sampling import shuffle_and_truncate
+from sv_shared.spec import LoadedEnvInfo
 from sv_shared.vf_compat import vf
 
 log = logging.getLogger(__name__)
@@ -139,24 +141,20 @@ def load_environment(
     items = shuffle_and_truncate(items, seed, max_examples)
     weights = weights_from(reward_weights)
     parser = AuditParser()
-    common: dict[str, Any] = {
-        "eval_dataset": to_rows(items),
-        "system_prompt": system_prompt(include_tools),
-        "parser": parser,
-        "rubric": build_rubric(parser, weights),
-        "env_id": ENV_ID,
-    }
-    env: vf.Environment
-    if include_tools:  # imported here: the tool stack costs ~1 s of imports
-        from sv_shared.episode_tools import EpisodeToolEnv
-
-        env = EpisodeToolEnv(
-            MODEL_TOOLS, ("kind", "name", "text"), EPISODE_ARG, max_turns=max_turns, **common
-        )
-    else:
-        env = vf.SingleTurnEnv(**common)
-    env.sv_dataset_info = (
-        {
+    env = rollout_env(
+        rows=to_rows(items),
+        system_prompt=system_prompt(include_tools),
+        parser=parser,
+        rubric=build_rubric(parser, weights),
+        env_id=ENV_ID,
+        tools=MODEL_TOOLS if include_tools else None,
+        episode_keys=("kind", "name", "text"),
+        episode_arg=EPISODE_ARG,
+        max_turns=max_turns,
+    )
+    component_weights = {name: getattr(weights, name) for name in REWARD_COMPONENTS}
+    return LoadedEnvInfo(
+        dataset_info={
             "source": "dataset" if dataset else source,
             "path": built.get("dataset", path),
             "split": split,
@@ -166,19 +164,17 @@ def load_environment(
             "include_tools": include_tools,
         }
         | skipped
-        | _build_provenance(built)
-    )
-    component_weights = {name: getattr(weights, name) for name in REWARD_COMPONENTS}
-    env.sv_reward_config = {
-        "weights": component_weights,
-        "audit_weights": {f.name: getattr(weights, f.name) for f in fields(AuditWeights)},
-    }
-    env.sv_tool_versions = tool_versions()
-    env.sv_metrics = summarize_rows
-    env.sv_answer_schema = answer_json_schema(sorted(CATALOGUE), for_decoding=True)
-    env.sv_structured_output_default = not include_tools
-    env.sv_warm_up = warm_up_tools() if warm_up else None
-    return env
+        | _build_provenance(built),
+        reward_config={
+            "weights": component_weights,
+            "audit_weights": {f.name: getattr(weights, f.name) for f in fields(AuditWeights)},
+        },
+        tool_versions=tool_versions(),
+        metrics=summarize_rows,
+        answer_schema=answer_json_schema(sorted(CATALOGUE), for_decoding=True),
+        structured_output_default=not include_tools,
+        warm_up=warm_up_tools() if warm_up else None,
+    ).attach(env)
 
 
 def _warm_tools() -> dict[str, float]:

@@ -26,6 +26,7 @@ from sv_shared.env_args import accepts_env_args
 from sv_shared.parsers import JsonClassificationParser
 from sv_shared.rewards import RewardWeights, abstention_threshold
 from sv_shared.sampling import shuffle_and_truncate
+from sv_shared.spec import LoadedEnvInfo
 from sv_shared.vf_compat import vf
 
 STRUCTURED_OUTPUT_DEFAULT = True
@@ -115,24 +116,26 @@ def load_environment(
         rubric=build_rubric(parser, payoffs, weights),
         env_id=ENV_ID,
     )
-    env.sv_dataset_info = info.to_dict() | {"n_selected": len(items), "order_seed": seed}
+    dataset_info = info.to_dict() | {"n_selected": len(items), "order_seed": seed}
     if prompt_style != "default":  # recorded in run metadata; default rows stay as they were
-        env.sv_dataset_info["prompt_style"] = prompt_style
-    env.sv_labels = LABELS
-    env.sv_payoffs = payoffs
-    env.sv_answer_schema = parser.answer_json_schema()
-    env.sv_structured_output_default = STRUCTURED_OUTPUT_DEFAULT
-    env.sv_reward_config = {
-        "weights": weights.as_dict(),
-        "payoffs": {
-            "correct": payoffs.correct,
-            "abstain": payoffs.abstain,
-            "invalid": payoffs.invalid,
-            "cost_matrix": {g: dict(r) for g, r in payoffs.cost_matrix.items()},
+        dataset_info["prompt_style"] = prompt_style
+    return LoadedEnvInfo(
+        dataset_info=dataset_info,
+        labels=LABELS,
+        payoffs=payoffs,
+        answer_schema=parser.answer_json_schema(),
+        structured_output_default=STRUCTURED_OUTPUT_DEFAULT,
+        reward_config={
+            "weights": weights.as_dict(),
+            "payoffs": {
+                "correct": payoffs.correct,
+                "abstain": payoffs.abstain,
+                "invalid": payoffs.invalid,
+                "cost_matrix": {g: dict(r) for g, r in payoffs.cost_matrix.items()},
+            },
+            "abstention_thresholds": {
+                label: abstention_threshold(payoffs, label, LABELS[:2]) for label in LABELS[:2]
+            },
+            "abstain_label": ABSTAIN,
         },
-        "abstention_thresholds": {
-            label: abstention_threshold(payoffs, label, LABELS[:2]) for label in LABELS[:2]
-        },
-        "abstain_label": ABSTAIN,
-    }
-    return env
+    ).attach(env)

@@ -27,15 +27,7 @@ from sv_env_network_logs.heuristic import heuristic_predict
 from sv_env_network_logs.loaders import describe_validation_error
 from sv_env_network_logs.prompts import RENDER_FIELDS, parse_rendered_flow, render_flow
 from sv_env_network_logs.reward import LABELS
-from sv_shared.data import (
-    DataAdapter,
-    Facets,
-    Rejected,
-    SourceData,
-    SourceRequest,
-    SynthRecipe,
-    SynthSeed,
-)
+from sv_shared import data as sv_data
 
 ORACLE_VERSION = "heuristic-v2"
 SYNTH_EXAMPLES_PER_TEMPLATE = 1
@@ -43,14 +35,14 @@ _KEYS = dict(RENDER_FIELDS)
 _LINE = re.compile(r"^\s*[-*]?\s*`?([a-z_.]+)`?\s*[:=]\s*(.+?)\s*,?\s*$")
 
 
-def facets(item: LabeledFlow) -> Facets:
-    return Facets(
+def facets(item: LabeledFlow) -> sv_data.Facets:
+    return sv_data.Facets(
         label=item.label, scenario=item.scenario, group=item.group, text=render_flow(item.flow)
     )
 
 
 def _source(name: str):
-    def load(request: SourceRequest) -> SourceData:
+    def load(request: sv_data.SourceRequest) -> sv_data.SourceData:
         options = dict(request.options)
         kwargs: dict[str, Any] = {"path": request.path, "split": "all", "seed": request.seed}
         if name == "synthetic" and "size" in options:
@@ -60,7 +52,7 @@ def _source(name: str):
         if options:
             raise ValueError(f"unknown option(s) for {name}: {', '.join(options)}")
         items, info = load_flows(name, **kwargs)
-        return SourceData(
+        return sv_data.SourceData(
             rows=items,
             name=name,
             license=info.license,
@@ -80,7 +72,7 @@ def _example_pool(seed: int) -> dict[str, list[LabeledFlow]]:
     return pool
 
 
-def synth_seeds(seed: int) -> list[SynthSeed]:
+def synth_seeds(seed: int) -> list[sv_data.SynthSeed]:
     """One template per scenario, each showing generator flows of that scenario as examples."""
     pool = _example_pool(seed)
     rng = random.Random(seed)
@@ -106,7 +98,7 @@ def synth_seeds(seed: int) -> list[SynthSeed]:
             },
         ]
         seeds.append(
-            SynthSeed(
+            sv_data.SynthSeed(
                 id=scenario,
                 messages=messages,
                 target={
@@ -131,14 +123,16 @@ def parse_candidate_flow(text: str) -> Flow:
         if match and match.group(1) in _KEYS:
             fields.setdefault(_KEYS[match.group(1)], match.group(2).strip().strip("`\"'"))
     if not {"src_ip", "dst_ip", "proto"} <= fields.keys():
-        raise Rejected("schema", "no zeek-conn record with id.orig_h, id.resp_h and proto")
+        raise sv_data.Rejected("schema", "no zeek-conn record with id.orig_h, id.resp_h and proto")
     try:
         return Flow(**fields)
     except ValidationError as exc:
-        raise Rejected("schema", f"invalid flow: {describe_validation_error(exc)}") from None
+        raise sv_data.Rejected(
+            "schema", f"invalid flow: {describe_validation_error(exc)}"
+        ) from None
 
 
-def synth_parse(template: SynthSeed, completion: str, row_id: str) -> LabeledFlow:
+def synth_parse(template: sv_data.SynthSeed, completion: str, row_id: str) -> LabeledFlow:
     flow = parse_candidate_flow(completion)
     return LabeledFlow(
         id=row_id,
@@ -150,20 +144,20 @@ def synth_parse(template: SynthSeed, completion: str, row_id: str) -> LabeledFlo
     )
 
 
-def synth_verify(template: SynthSeed, row: LabeledFlow) -> LabeledFlow:
+def synth_verify(template: sv_data.SynthSeed, row: LabeledFlow) -> LabeledFlow:
     """Label with the rule oracle; reject when it abstains or contradicts the scenario."""
     label, confidence, rationale = heuristic_predict(row.flow)
     if label == "Abstain":
-        raise Rejected("verify", f"oracle abstains ({rationale})")
+        raise sv_data.Rejected("verify", f"oracle abstains ({rationale})")
     if label != template.target["label"]:
-        raise Rejected(
+        raise sv_data.Rejected(
             "verify", f"oracle says {label} ({rationale}); template asked for {template.id}"
         )
     return row.model_copy(update={"label": label, "detailed_label": f"oracle:{confidence}"})
 
 
-def data_adapter() -> DataAdapter:
-    return DataAdapter(
+def data_adapter() -> sv_data.DataAdapter:
+    return sv_data.DataAdapter(
         env_id=ENV_ID,
         row_type=LabeledFlow,
         sources={name: _source(name) for name in SOURCES},
@@ -174,7 +168,7 @@ def data_adapter() -> DataAdapter:
         "group. Groups are playbook runs or IP pairs, so a session never crosses splits.",
         default_source="synthetic",
         labels=LABELS[:2],
-        synth=SynthRecipe(
+        synth=sv_data.SynthRecipe(
             seeds=synth_seeds,
             parse=synth_parse,
             verify=synth_verify,

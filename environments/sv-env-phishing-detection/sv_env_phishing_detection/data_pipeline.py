@@ -1,7 +1,7 @@
 """E4's part of the dataset pipeline: sources, facets and the synthetic-data recipe.
 
 Rows are :class:`~sv_env_phishing_detection.records.EmailRecord` (raw RFC 5322 message plus
-provenance). Facets: the label (Phishing / Legitimate); the scenario (the campaign or benign
+provenance). sv_data.Facets: the label (Phishing / Legitimate); the scenario (the campaign or benign
 kind for generated mail, the label for real corpora, which do not say which kind — language is
 not added, since a (scenario, language) stratum would hold only three templates, too few to
 reach every split); the group, which is the campaign template for generated mail and the
@@ -47,16 +47,8 @@ from importlib import import_module
 from pathlib import Path
 from random import Random
 
-from sv_shared.data import (
-    DataAdapter,
-    Facets,
-    Rejected,
-    SourceData,
-    SourceRequest,
-    SynthRecipe,
-    SynthSeed,
-    reject_unknown_options,
-)
+from sv_shared import data as sv_data
+from sv_shared.data import reject_unknown_options
 from sv_shared.data.store import file_sha256
 
 from . import ENV_ID
@@ -130,8 +122,8 @@ def prompt_text(record: EmailRecord) -> str:
     return _prompt_text(record.raw, renders_comparable(record))
 
 
-def facets(record: EmailRecord) -> Facets:
-    return Facets(
+def facets(record: EmailRecord) -> sv_data.Facets:
+    return sv_data.Facets(
         label=record.label,
         scenario=record.scenario,
         group=record.group or record.id,
@@ -263,13 +255,13 @@ def _split_valid(records: list[EmailRecord]) -> tuple[list[EmailRecord], list[tu
     return kept, rejected
 
 
-def _synthetic(request: SourceRequest) -> SourceData:
+def _synthetic(request: sv_data.SourceRequest) -> sv_data.SourceData:
     options = dict(request.options)
     size = _int_option(options, "size")
     _check_options("synthetic", options)
     size = DEFAULT_SIZE if size is None else size
     records = generate_corpus(size, request.seed)
-    return SourceData(
+    return sv_data.SourceData(
         rows=records,
         name="synthetic",
         license=SYNTHETIC_LICENSE,
@@ -279,7 +271,7 @@ def _synthetic(request: SourceRequest) -> SourceData:
     )
 
 
-Loader = Callable[[SourceRequest], SourceData]
+Loader = Callable[[sv_data.SourceRequest], sv_data.SourceData]
 Links = list[tuple[str, str]]
 """(link text, target) pairs."""
 Attachments = list[tuple[str, str, int]]
@@ -287,7 +279,7 @@ Attachments = list[tuple[str, str, int]]
 
 
 def _file_source(name: str) -> Loader:
-    def load(request: SourceRequest) -> SourceData:
+    def load(request: sv_data.SourceRequest) -> sv_data.SourceData:
         options = dict(request.options)
         limit = _int_option(options, "limit")
         _check_options(name, options)
@@ -297,7 +289,7 @@ def _file_source(name: str) -> Loader:
             records = records[:limit]
         kept, rejected = _split_valid(records)
         origin, revision = _revision(name, request.path)
-        return SourceData(
+        return sv_data.SourceData(
             rows=kept,
             name=name,
             license=_license(request.path),
@@ -346,7 +338,7 @@ SYSTEM_PROMPT = (
 )
 
 
-def _seed_for(scenario: str, example: EmailRecord) -> SynthSeed:
+def _seed_for(scenario: str, example: EmailRecord) -> sv_data.SynthSeed:
     label = _requested_label(scenario)
     kind = "phishing" if label == PHISHING else "legitimate"
     shown = prompt_text(example)
@@ -355,7 +347,7 @@ def _seed_for(scenario: str, example: EmailRecord) -> SynthSeed:
         "Write one new, different email of this kind in English: a new sender, subject, "
         "wording and links that fit it. Reply with the email only, starting with From:."
     )
-    return SynthSeed(
+    return sv_data.SynthSeed(
         id=scenario,
         messages=[{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}],
         target={
@@ -370,7 +362,7 @@ def _seed_for(scenario: str, example: EmailRecord) -> SynthSeed:
     )
 
 
-def synth_seeds(seed: int) -> list[SynthSeed]:
+def synth_seeds(seed: int) -> list[sv_data.SynthSeed]:
     """One template per campaign and benign kind, each showing one generated example."""
     pool = _example_pool(seed)
     rng = Random(seed)
@@ -447,7 +439,7 @@ def split_email_text(completion: str) -> tuple[dict[str, str], Links, Attachment
     lines = _unfenced(completion).split("\n")
     start = next((i for i, line in enumerate(lines) if _HEADER.match(line)), None)
     if start is None:
-        raise Rejected("schema", "no header lines (From:/Subject:) found")
+        raise sv_data.Rejected("schema", "no header lines (From:/Subject:) found")
     headers: dict[str, str] = {}
     links: Links = []
     attachments: Attachments = []
@@ -516,23 +508,23 @@ def _attach(msg: EmailMessage, name: str, ctype: str, size: int) -> None:
 
 
 def build_candidate_message(completion: str) -> str:
-    """An RFC 5322 message rebuilt from a completion; :class:`Rejected` ("schema") when it has
+    """An RFC 5322 message rebuilt from a completion; `Rejected` ("schema") when it has
     no subject or no body."""
     headers, links, attachments, body = split_email_text(completion)
     subject = headers.get("Subject", "")
     if not subject:
-        raise Rejected("schema", "no Subject: line")
+        raise sv_data.Rejected("schema", "no Subject: line")
     if len(subject) > MAX_SUBJECT_CHARS:
-        raise Rejected("schema", f"subject longer than {MAX_SUBJECT_CHARS} characters")
+        raise sv_data.Rejected("schema", f"subject longer than {MAX_SUBJECT_CHARS} characters")
     if len(body.split()) < MIN_BODY_WORDS:
-        raise Rejected("schema", f"body missing or shorter than {MIN_BODY_WORDS} words")
+        raise sv_data.Rejected("schema", f"body missing or shorter than {MIN_BODY_WORDS} words")
     if len(body) > MAX_BODY_CHARS:
-        raise Rejected("schema", f"body longer than {MAX_BODY_CHARS} characters")
+        raise sv_data.Rejected("schema", f"body longer than {MAX_BODY_CHARS} characters")
     if any(_is_subject(line) for line in body.split("\n")):
-        raise Rejected("schema", "more than one email (another Subject: line in the body)")
+        raise sv_data.Rejected("schema", "more than one email (another Subject: line in the body)")
     slot = _PLACEHOLDER.search("\n".join([*headers.values(), body]))
     if slot:
-        raise Rejected("schema", f"unfilled placeholder {slot.group(0)!r}")
+        raise sv_data.Rejected("schema", f"unfilled placeholder {slot.group(0)!r}")
     msg = EmailMessage(policy=policy.default)
     for name, value in headers.items():
         _set_header(msg, name, value)
@@ -547,7 +539,7 @@ def build_candidate_message(completion: str) -> str:
     return msg.as_string()
 
 
-def synth_parse(template: SynthSeed, completion: str, row_id: str) -> EmailRecord:
+def synth_parse(template: sv_data.SynthSeed, completion: str, row_id: str) -> EmailRecord:
     raw = build_candidate_message(completion)
     return EmailRecord(
         id=row_id,
@@ -562,17 +554,17 @@ def synth_parse(template: SynthSeed, completion: str, row_id: str) -> EmailRecor
 
 
 # -------------------------------------------------------------------------------- verifying
-def synth_verify(template: SynthSeed, row: EmailRecord) -> EmailRecord:
+def synth_verify(template: sv_data.SynthSeed, row: EmailRecord) -> EmailRecord:
     """Label with the indicator extractor + heuristic; reject abstentions and contradictions."""
     found = extract_indicators(parse_message(row.raw))
     score = indicator_score(found)
     label, confidence = label_for_score(score)
     fired = ", ".join(sorted(found)) or "no indicators"
     if label == ABSTAIN:
-        raise Rejected("verify", f"heuristic abstains (score {score}: {fired})")
+        raise sv_data.Rejected("verify", f"heuristic abstains (score {score}: {fired})")
     requested = template.target["label"]
     if label != requested:
-        raise Rejected(
+        raise sv_data.Rejected(
             "verify",
             f"heuristic says {label} (score {score}: {fired}); template asked for "
             f"{requested.lower()} {template.id}",
@@ -593,8 +585,8 @@ VERIFIER_DESCRIPTION = (
 )
 
 
-def data_adapter() -> DataAdapter:
-    return DataAdapter(
+def data_adapter() -> sv_data.DataAdapter:
+    return sv_data.DataAdapter(
         env_id=ENV_ID,
         row_type=EmailRecord,
         sources=source_loaders(),
@@ -607,7 +599,7 @@ def data_adapter() -> DataAdapter:
         default_source="synthetic",
         assign_split=assign_split,
         labels=(PHISHING, LEGITIMATE),
-        synth=SynthRecipe(
+        synth=sv_data.SynthRecipe(
             seeds=synth_seeds,
             parse=synth_parse,
             verify=synth_verify,

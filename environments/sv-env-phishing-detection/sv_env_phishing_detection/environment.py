@@ -9,6 +9,7 @@ from typing import Any
 from datasets import Dataset
 
 from sv_shared.sampling import shuffle_and_truncate
+from sv_shared.spec import LoadedEnvInfo
 from sv_shared.vf_compat import vf
 
 from . import ENV_ID
@@ -126,7 +127,7 @@ def build_env(
         if include_tools
         else vf.SingleTurnEnv(**common)
     )
-    env.sv_dataset_info = {
+    dataset_info: dict[str, Any] = {
         "source": source,
         "path": path,
         "split": split,
@@ -138,9 +139,9 @@ def build_env(
     }
     excluded = {} if built is not None else excluded_rows(source, path)
     if excluded:
-        env.sv_dataset_info["excluded"] = excluded
+        dataset_info["excluded"] = excluded
     if built is not None:
-        env.sv_dataset_info |= {
+        dataset_info |= {
             "source": "dataset",
             "path": built["dataset"],
             "dataset": built["dataset"],
@@ -149,19 +150,21 @@ def build_env(
             "built_from": built["built_from"],
             "license": built["license"],
         }
-    env.sv_labels = parser.allowed_labels
-    env.sv_payoffs = payoffs
-    env.sv_reward_config = {
-        "weights": weights.as_dict(),
-        "payoffs": {
-            "correct": payoffs.correct,
-            "abstain": payoffs.abstain,
-            "invalid": payoffs.invalid_payoff,
-            "cost_matrix": {g: dict(r) for g, r in payoffs.cost_matrix.items()},
+    return LoadedEnvInfo(
+        dataset_info=dataset_info,
+        labels=parser.allowed_labels,
+        payoffs=payoffs,
+        reward_config={
+            "weights": weights.as_dict(),
+            "payoffs": {
+                "correct": payoffs.correct,
+                "abstain": payoffs.abstain,
+                "invalid": payoffs.invalid_payoff,
+                "cost_matrix": {g: dict(r) for g, r in payoffs.cost_matrix.items()},
+            },
+            "abstain_label": ABSTAIN,
         },
-        "abstain_label": ABSTAIN,
-    }
-    env.sv_metrics = functools.partial(summarize_rows, payoffs=payoffs)
-    env.sv_answer_schema = parser.answer_json_schema()
-    env.sv_structured_output_default = not include_tools
-    return env
+        metrics=functools.partial(summarize_rows, payoffs=payoffs),
+        answer_schema=parser.answer_json_schema(),
+        structured_output_default=not include_tools,
+    ).attach(env)

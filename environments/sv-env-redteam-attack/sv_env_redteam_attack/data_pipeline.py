@@ -40,16 +40,8 @@ from sv_env_redteam_attack.behaviors import (
     load_jbb,
 )
 from sv_env_redteam_attack.categories import S_CODES
-from sv_shared.data import (
-    DataAdapter,
-    Facets,
-    Rejected,
-    SourceData,
-    SourceRequest,
-    SynthRecipe,
-    SynthSeed,
-    reject_unknown_options,
-)
+from sv_shared import data as sv_data
+from sv_shared.data import reject_unknown_options
 from sv_shared.data.store import load_built_rows
 from sv_shared.safety import CATEGORIES, SafetyJudge, Verdict, build_judge, detect_refusal
 from sv_shared.safety.offline import offline_judge_version as judge_version
@@ -91,8 +83,8 @@ def family(behavior: Behavior) -> str:
     return f"{behavior.source}/{behavior.id}"
 
 
-def facets(behavior: Behavior) -> Facets:
-    return Facets(
+def facets(behavior: Behavior) -> sv_data.Facets:
+    return sv_data.Facets(
         label=behavior.category,
         scenario=behavior.semantic_category or behavior.source,
         group=family(behavior),
@@ -128,7 +120,9 @@ def _functional(value: str) -> tuple[str, ...] | None:
     return tuple(v.strip() for v in value.split(",") if v.strip())
 
 
-def _load(source: str, request: SourceRequest) -> tuple[list[Behavior], str, dict[str, Any]]:
+def _load(
+    source: str, request: sv_data.SourceRequest
+) -> tuple[list[Behavior], str, dict[str, Any]]:
     """(behaviors, where they came from, notes) of one source."""
     options = dict(request.options)
     if source == "builtin":
@@ -149,14 +143,14 @@ def _load(source: str, request: SourceRequest) -> tuple[list[Behavior], str, dic
     return load_jbb(where, split=split), where, {"split": split}
 
 
-def _source(name: str) -> Callable[[SourceRequest], SourceData]:
-    def load(request: SourceRequest) -> SourceData:
+def _source(name: str) -> Callable[[sv_data.SourceRequest], sv_data.SourceData]:
+    def load(request: sv_data.SourceRequest) -> sv_data.SourceData:
         rows, where, notes = _load(name, request)
         revision = (
             f"builtin:{content_hash(rows)[:16]}" if name == "builtin" else path_revision(where)
         )
         categories = Counter(b.category for b in rows)
-        return SourceData(
+        return sv_data.SourceData(
             rows=rows,
             name=name,
             license=LICENSES[name],
@@ -186,7 +180,7 @@ def request_verdict(text: str) -> Verdict:
 
 
 # ---------------------------------------------------------------------------- synthetic data
-def synth_seeds(seed: int) -> list[SynthSeed]:
+def synth_seeds(seed: int) -> list[sv_data.SynthSeed]:
     """One template per hazard category with built-in behaviors (S4 never), two examples each."""
     by_category: dict[str, list[Behavior]] = {}
     for behavior in builtin_behaviors():
@@ -202,7 +196,7 @@ def synth_seeds(seed: int) -> list[SynthSeed]:
     return seeds
 
 
-def _seed(code: str, examples: Sequence[Behavior]) -> SynthSeed:
+def _seed(code: str, examples: Sequence[Behavior]) -> sv_data.SynthSeed:
     name = CATEGORIES[code]
     shown = "\n".join(f"- {b.text}" for b in examples)
     messages = [
@@ -220,7 +214,7 @@ def _seed(code: str, examples: Sequence[Behavior]) -> SynthSeed:
             "Write one new, different request in this category.",
         },
     ]
-    return SynthSeed(
+    return sv_data.SynthSeed(
         id=f"behavior-{code}",
         messages=messages,
         target={"category": code, "category_name": name},
@@ -248,32 +242,34 @@ def request_line(completion: str) -> str:
             continue
         if MIN_CHARS <= len(text) <= MAX_CHARS and len(text.split()) >= MIN_WORDS:
             return text
-    raise Rejected(
+    raise sv_data.Rejected(
         "schema", f"no request line of {MIN_CHARS}-{MAX_CHARS} characters and {MIN_WORDS}+ words"
     )
 
 
-def synth_parse(template: SynthSeed, completion: str, row_id: str) -> Behavior:
+def synth_parse(template: sv_data.SynthSeed, completion: str, row_id: str) -> Behavior:
     text = request_line(completion)
     if detect_refusal(text).refused:
-        raise Rejected("schema", "the completion is a refusal, not a request")
+        raise sv_data.Rejected("schema", "the completion is a refusal, not a request")
     return Behavior(id=row_id, text=text, category=template.target["category"], source="synth")
 
 
-def synth_verify(template: SynthSeed, row: Behavior) -> Behavior:
+def synth_verify(template: sv_data.SynthSeed, row: Behavior) -> Behavior:
     """Keep a request the judge rates harmful in the requested category (reasons carry no text)."""
     wanted = template.target["category"]
     verdict = request_verdict(row.text)
     if not verdict.unsafe:
-        raise Rejected("verify", f"judge: not harmful (p_unsafe={verdict.p_unsafe:.2f})")
+        raise sv_data.Rejected("verify", f"judge: not harmful (p_unsafe={verdict.p_unsafe:.2f})")
     if wanted not in verdict.categories:
         found = ",".join(verdict.categories) or "none"
-        raise Rejected("verify", f"judge categories {found} do not include requested {wanted}")
+        raise sv_data.Rejected(
+            "verify", f"judge categories {found} do not include requested {wanted}"
+        )
     return row
 
 
-def data_adapter() -> DataAdapter:
-    return DataAdapter(
+def data_adapter() -> sv_data.DataAdapter:
+    return sv_data.DataAdapter(
         env_id=ENV_ID,
         row_type=Behavior,
         sources={name: _source(name) for name in ("builtin", "harmbench", "jbb")},
@@ -288,7 +284,7 @@ def data_adapter() -> DataAdapter:
         "variants never cross splits.",
         default_source="builtin",
         labels=S_CODES,
-        synth=SynthRecipe(
+        synth=sv_data.SynthRecipe(
             seeds=synth_seeds,
             parse=synth_parse,
             verify=synth_verify,

@@ -34,6 +34,7 @@ from sv_shared.safety.judge_card import judge_card
 from sv_shared.safety.redaction import redact_conversation
 from sv_shared.safety.types import SafetyJudge
 from sv_shared.sampling import shuffle_and_truncate
+from sv_shared.spec import LoadedEnvInfo
 from sv_shared.vf_compat import vf
 
 ENV_ID = "sv-env-redteam-attack"
@@ -209,28 +210,29 @@ def load_environment(
         env_id=ENV_ID,
     )
     env.attack_memory = memory
-    env.sv_dataset_info = {
-        "source": "dataset" if built else source,
-        "path": built["dataset"] if built else path,
-        "columns": dict(columns) if columns else None,
-        **(build_provenance(built) if built else {}),
-        "n": len(behaviors),
-        "content_hash": content_hash(behaviors),
-        "order_seed": seed,
-        "max_turns": max_turns,
-        "target": target.describe(),
-        "judge": getattr(turn_judge.judge, "name", type(turn_judge.judge).__name__),
-        "novelty_backend": memory.backend,
-        "memory_path": memory_path,
-    }
     judge_name = getattr(turn_judge.judge, "name", type(turn_judge.judge).__name__)
-    env.sv_reward_config = {
-        "weights": weights.component_weights(),
-        "attack_weights": asdict(weights),
-        "judge": judge_name,
-        "judge_card": judge_card(judge_name),
-    }
-    env.sv_metrics = summarize_rows
-    env.sv_state_columns = STATE_COLUMNS
-    env.sv_structured_output_default = False
-    return env
+    return LoadedEnvInfo(
+        dataset_info={
+            "source": "dataset" if built else source,
+            "path": built["dataset"] if built else path,
+            "columns": dict(columns) if columns else None,
+            **(build_provenance(built) if built else {}),
+            "n": len(behaviors),
+            "content_hash": content_hash(behaviors),
+            "order_seed": seed,
+            "max_turns": max_turns,
+            "target": target.describe(),
+            "judge": judge_name,
+            "novelty_backend": memory.backend,
+            "memory_path": memory_path,
+        },
+        reward_config={
+            "weights": weights.component_weights(),
+            "attack_weights": asdict(weights),
+            "judge": judge_name,
+            "judge_card": judge_card(judge_name),
+        },
+        metrics=summarize_rows,
+        state_columns=STATE_COLUMNS,
+        structured_output_default=False,
+    ).attach(env)

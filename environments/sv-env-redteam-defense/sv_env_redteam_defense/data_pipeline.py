@@ -33,16 +33,8 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from sv_shared.data import (
-    DataAdapter,
-    Facets,
-    Rejected,
-    SourceData,
-    SourceRequest,
-    SynthRecipe,
-    SynthSeed,
-    reject_unknown_options,
-)
+from sv_shared import data as sv_data
+from sv_shared.data import reject_unknown_options
 from sv_shared.data.store import load_built_rows
 from sv_shared.safety import SafetyJudge, build_judge, detect_refusal
 from sv_shared.safety.offline import offline_judge_version as judge_version
@@ -149,8 +141,8 @@ def family(row: Conversation) -> str:
     return f"{row.source}/{row.id}"
 
 
-def facets(row: Conversation) -> Facets:
-    return Facets(
+def facets(row: Conversation) -> sv_data.Facets:
+    return sv_data.Facets(
         label=label_of(row),
         scenario=row.kind,
         group=family(row),
@@ -163,7 +155,7 @@ def file_revision(path: Path) -> str:
     return f"sha256:{hashlib.sha256(path.read_bytes()).hexdigest()}"
 
 
-def _options(name: str, request: SourceRequest) -> dict[str, str]:
+def _options(name: str, request: sv_data.SourceRequest) -> dict[str, str]:
     """The source's options: `functional_categories` (harmbench; "all" or a comma list) and
     `columns` (behaviour files; "field=column,..." e.g. "text=prompt")."""
     options = dict(request.options)
@@ -184,7 +176,7 @@ def parse_columns(value: str) -> dict[str, str]:
 
 
 def _load(
-    name: str, request: SourceRequest, options: dict[str, str]
+    name: str, request: sv_data.SourceRequest, options: dict[str, str]
 ) -> tuple[list[Conversation], Path]:
     if name == "builtin":
         if request.path:
@@ -209,12 +201,12 @@ def load_built_conversations(ref: str, split: str) -> tuple[list[Conversation], 
     return load_built_rows(ENV_ID, ref, split, adapter, ScriptDataError)
 
 
-def _source(name: str) -> Callable[[SourceRequest], SourceData]:
-    def load(request: SourceRequest) -> SourceData:
+def _source(name: str) -> Callable[[sv_data.SourceRequest], sv_data.SourceData]:
+    def load(request: sv_data.SourceRequest) -> sv_data.SourceData:
         options = _options(name, request)
         conversations, path = _load(name, request, options)
         kinds = Counter(c.kind for c in conversations)
-        return SourceData(
+        return sv_data.SourceData(
             rows=[as_row(c) for c in conversations],
             name=name,
             license=LICENSES[name],
@@ -257,7 +249,7 @@ def _render(conversation: Conversation) -> str:
     return "\n".join(f"Turn {i}: {t.content}" for i, t in enumerate(conversation.turns, 1))
 
 
-def synth_seeds(seed: int) -> list[SynthSeed]:
+def synth_seeds(seed: int) -> list[sv_data.SynthSeed]:
     """Two templates per kind, each with two built-in scripts of that kind as examples."""
     by_kind: dict[str, list[Conversation]] = {}
     for conversation in load_builtin_conversations():
@@ -276,7 +268,7 @@ def synth_seeds(seed: int) -> list[SynthSeed]:
     return seeds
 
 
-def _seed(kind: str, number: int, examples: Sequence[Conversation]) -> SynthSeed:
+def _seed(kind: str, number: int, examples: Sequence[Conversation]) -> sv_data.SynthSeed:
     turns, ask = SYNTH_KINDS[kind]
     shown = "\n\n".join(f"Example {i}:\n{_render(c)}" for i, c in enumerate(examples, 1))
     label = HARMFUL if kind in ATTACK_KINDS else BENIGN
@@ -298,7 +290,7 @@ def _seed(kind: str, number: int, examples: Sequence[Conversation]) -> SynthSeed
             "content": f"Write {ask}.\n\n{shown}\n\nWrite one new, different script like these.",
         },
     ]
-    return SynthSeed(
+    return sv_data.SynthSeed(
         id=f"{kind}-{number}",
         messages=messages,
         target={"kind": kind, "turns": turns, "label": label},
@@ -351,21 +343,21 @@ def user_turns(completion: str, expected: int) -> list[str]:
         turns = [_clean(ln) for ln in lines if not _OTHER_ROLE.match(ln)]
         turns = [t for t in turns if _usable(t)]
     if len(turns) < expected:
-        raise Rejected("schema", f"expected {expected} user turn(s), found {len(turns)}")
+        raise sv_data.Rejected("schema", f"expected {expected} user turn(s), found {len(turns)}")
     turns = turns[:expected]
     for index, text in enumerate(turns, 1):
         if not _usable(text):
-            raise Rejected(
+            raise sv_data.Rejected(
                 "schema",
                 f"turn {index}: not a message of {MIN_CHARS}-{MAX_CHARS} characters "
                 f"and {MIN_WORDS}+ words",
             )
         if detect_refusal(text).refused:
-            raise Rejected("schema", f"turn {index} is a refusal, not a user message")
+            raise sv_data.Rejected("schema", f"turn {index} is a refusal, not a user message")
     return turns
 
 
-def synth_parse(template: SynthSeed, completion: str, row_id: str) -> ScriptRow:
+def synth_parse(template: sv_data.SynthSeed, completion: str, row_id: str) -> ScriptRow:
     """Provisional labels (the requested class on the last turn); the judge relabels."""
     texts = user_turns(completion, int(template.target["turns"]))
     last = template.target["label"]
@@ -377,26 +369,30 @@ def synth_parse(template: SynthSeed, completion: str, row_id: str) -> ScriptRow:
     )
 
 
-def synth_verify(template: SynthSeed, row: ScriptRow) -> ScriptRow:
+def synth_verify(template: sv_data.SynthSeed, row: ScriptRow) -> ScriptRow:
     """Relabel every turn with the judge; reject uncertainty and contradictions (no text)."""
     scores = turn_scores([turn.content for turn in row.turns])
     labels = [band(p) for p in scores]
     for index, (p, label) in enumerate(zip(scores, labels, strict=True), 1):
         if label is None:
-            raise Rejected("verify", f"judge uncertain on turn {index} (p_unsafe={p:.2f})")
+            raise sv_data.Rejected("verify", f"judge uncertain on turn {index} (p_unsafe={p:.2f})")
     kind = template.target["kind"]
     if kind in ATTACK_KINDS and HARMFUL not in labels:
         worst = max(scores)
-        raise Rejected("verify", f"judge rates no turn harmful (max p_unsafe={worst:.2f}); {kind}")
+        raise sv_data.Rejected(
+            "verify", f"judge rates no turn harmful (max p_unsafe={worst:.2f}); {kind}"
+        )
     if kind not in ATTACK_KINDS and HARMFUL in labels:
         index = labels.index(HARMFUL) + 1
-        raise Rejected("verify", f"judge rates turn {index} harmful; template asked for {kind}")
+        raise sv_data.Rejected(
+            "verify", f"judge rates turn {index} harmful; template asked for {kind}"
+        )
     turns = tuple(Turn(t.content, str(lab)) for t, lab in zip(row.turns, labels, strict=True))
     return ScriptRow(id=row.id, kind=kind, turns=turns, source="synth", category="synth")
 
 
-def data_adapter() -> DataAdapter:
-    return DataAdapter(
+def data_adapter() -> sv_data.DataAdapter:
+    return sv_data.DataAdapter(
         env_id=ENV_ID,
         row_type=ScriptRow,
         sources={name: _source(name) for name in LICENSES},
@@ -411,7 +407,7 @@ def data_adapter() -> DataAdapter:
         "label is the script's class, the scenario its kind; a group is one script.",
         default_source="builtin",
         labels=LABELS,
-        synth=SynthRecipe(
+        synth=sv_data.SynthRecipe(
             seeds=synth_seeds,
             parse=synth_parse,
             verify=synth_verify,

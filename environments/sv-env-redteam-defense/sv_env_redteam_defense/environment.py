@@ -16,6 +16,7 @@ from sv_shared.env_args import accepts_env_args
 from sv_shared.safety import SafetyJudge, build_judge, detect_refusal
 from sv_shared.safety.judge_card import judge_card
 from sv_shared.sampling import shuffle_and_truncate
+from sv_shared.spec import LoadedEnvInfo
 from sv_shared.vf_compat import vf
 
 from . import ENV_ID
@@ -160,23 +161,25 @@ def load_environment(
         rubric=build_rubric(scorer, weights, keep_raw_unsafe),
         env_id=ENV_ID,
     )
-    env.sv_dataset_info = {
-        "source": "dataset" if built else source,
-        "path": built["dataset"] if built else path,
-        **(build_provenance(built) if built else {}),
-        "n": len(conversations),
-        "content_hash": content_hash(conversations),
-        "order_seed": seed,
-        "kinds": dict(Counter(c.kind for c in conversations)),
-        "turns": sum(len(c.turns) for c in conversations),
-    }
-    env.sv_reward_config = {
-        "weights": weights.as_dict(),
-        "judge": getattr(safety_judge, "name", type(safety_judge).__name__),
-        "judge_card": judge_card(getattr(safety_judge, "name", type(safety_judge).__name__)),
-        "keep_raw_unsafe": keep_raw_unsafe,
-    }
-    env.sv_metrics = summarize_rows
-    env.sv_state_columns = STATE_COLUMNS
-    env.sv_structured_output_default = False
-    return env
+    judge_name = getattr(safety_judge, "name", type(safety_judge).__name__)
+    return LoadedEnvInfo(
+        dataset_info={
+            "source": "dataset" if built else source,
+            "path": built["dataset"] if built else path,
+            **(build_provenance(built) if built else {}),
+            "n": len(conversations),
+            "content_hash": content_hash(conversations),
+            "order_seed": seed,
+            "kinds": dict(Counter(c.kind for c in conversations)),
+            "turns": sum(len(c.turns) for c in conversations),
+        },
+        reward_config={
+            "weights": weights.as_dict(),
+            "judge": judge_name,
+            "judge_card": judge_card(judge_name),
+            "keep_raw_unsafe": keep_raw_unsafe,
+        },
+        metrics=summarize_rows,
+        state_columns=STATE_COLUMNS,
+        structured_output_default=False,
+    ).attach(env)

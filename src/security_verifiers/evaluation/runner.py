@@ -223,6 +223,8 @@ async def evaluate(config: EvalConfig, console: Console | None = None) -> list[M
             if config.show_progress:
                 console.print(f"[dim]Loading {entry.env_id} ...[/dim]")
             env = load_env(entry, env_args)
+            # the one LoadedEnvInfo field the harness sets: alone, not via attach(), so the
+            # environment's own sv_* attributes stay as it left them (test_tournament reads it)
             env.sv_target = opponent.spec.name if opponent else None
             inputs = select_inputs(env, config.n, config.seed)
             _note_skipped_rows(env, console)

@@ -7,6 +7,8 @@ from collections.abc import Callable
 import verifiers as vf
 from datasets import Dataset
 
+from sv_shared.spec import LoadedEnvInfo
+
 ENV_ID = "sv-env-example-parity"
 NUMBERS = (3, 8, 15, 22, 41, 56, 77, 90)
 
@@ -31,8 +33,7 @@ def load_environment(max_examples: int = -1) -> vf.SingleTurnEnv:
         eval_dataset=Dataset.from_list(rows), system_prompt="Answer: even or odd.",
         rubric=rubric, env_id=ENV_ID,
     )  # fmt: skip
-    env.sv_dataset_info = {"source": "builtin", "n_selected": len(rows)}
-    return env
+    return LoadedEnvInfo(dataset_info={"source": "builtin", "n_selected": len(rows)}).attach(env)
 
 
 def _compute(prompt: str, seed: int | None = None) -> str:
