@@ -72,7 +72,8 @@ def test_loss_and_gradients_equal_the_full_forward(tiny_model_dir: Path, layers)
     from security_verifiers.training.sft import lora_config
 
     base = load_causal_lm(resolve_checkpoint(str(tiny_model_dir)), dtype="float32")
-    model = get_peft_model(base, lora_config(LoraSettings(r=4, alpha=8, dropout=0.0, layers=layers), base))
+    settings = LoraSettings(r=4, alpha=8, dropout=0.0, layers=layers)
+    model = get_peft_model(base, lora_config(settings, base))
     for name, param in model.named_parameters():  # LoRA B starts at zero: make it matter
         if "lora_B" in name:
             torch.nn.init.normal_(param, std=0.05)

@@ -49,10 +49,8 @@ def supports_prefix_sharing(model: Any) -> bool:
     if config is None or not hasattr(model, "get_decoder"):
         return False
     text = config.get_text_config() if hasattr(config, "get_text_config") else config
-    scaled = any(
-        getattr(text, name, None) is not None
-        for name in ("final_logit_softcapping", "logit_scale", "output_multiplier", "logits_scaling")
-    )
+    scalings = ("final_logit_softcapping", "logit_scale", "output_multiplier", "logits_scaling")
+    scaled = any(getattr(text, name, None) is not None for name in scalings)
     return not scaled and getattr(text, "sliding_window", None) is None
 
 
@@ -112,7 +110,7 @@ def prefix_sharing_trainer(base: type) -> type:
     models `supports_prefix_sharing` rejects, and calls that want the outputs."""
 
     class PrefixSharingSFTTrainer(base):  # type: ignore[misc, valid-type]
-        def compute_loss(  # noqa: D102 - Trainer API
+        def compute_loss(
             self,
             model: Any,
             inputs: dict[str, Any],
