@@ -58,3 +58,13 @@ def test_balanced_batches_are_read_in_order():
     assert sampling_strategy(SFTTrain(label_balanced=True)) == "sequential"
     assert sampling_strategy(SFTTrain()) == "group_by_length"
     assert sampling_strategy(SFTTrain(group_by_length=False)) == "random"
+
+
+def test_equal_shares_by_a_key_other_than_the_answer_label() -> None:
+    examples = [{"gold": "Phishing", "i": i} for i in range(30)]
+    examples += [{"gold": "Legitimate", "i": i} for i in range(90)]
+    ordered = label_balanced_order(examples, 3, key=lambda e: e["gold"], equal_shares=True)
+    first = [e["gold"] for e in ordered[:32]]
+    assert first.count("Phishing") == 16  # equal shares while both labels last
+    assert sorted(e["i"] for e in ordered if e["gold"] == "Phishing") == list(range(30))
+    assert len(ordered) == 120

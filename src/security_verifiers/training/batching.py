@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 
@@ -27,22 +28,33 @@ def answer_label(example: dict[str, Any]) -> str | None:
     return str(label) if label is not None else None
 
 
-def label_balanced_order(examples: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
-    """The examples reordered: shuffled within each label, then interleaved so that after
-    every position each label's running count is as close as possible to its share."""
+def label_balanced_order(
+    examples: list[dict[str, Any]],
+    seed: int,
+    key: Callable[[dict[str, Any]], str | None] = answer_label,
+    equal_shares: bool = False,
+) -> list[dict[str, Any]]:
+    """The examples reordered: shuffled within each label (`key`), then interleaved so that
+    after every position each label's running count is as close as possible to its share —
+    its share of the examples, or with `equal_shares` the same for every label (until a
+    label runs out)."""
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for example in examples:
-        groups[answer_label(example) or ""].append(example)
+        groups[key(example) or ""].append(example)
     rng = random.Random(seed)
     for label in sorted(groups):
         rng.shuffle(groups[label])
     total = len(examples)
+    share = {
+        label: 1 / len(groups) if equal_shares else len(members) / total
+        for label, members in groups.items()
+    }
     taken = dict.fromkeys(groups, 0)
     ordered: list[dict[str, Any]] = []
     for position in range(1, total + 1):
         label = max(
             (label for label in sorted(groups) if taken[label] < len(groups[label])),
-            key=lambda label: position * len(groups[label]) / total - taken[label],
+            key=lambda label: position * share[label] - taken[label],
         )
         ordered.append(groups[label][taken[label]])
         taken[label] += 1

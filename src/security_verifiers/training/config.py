@@ -194,6 +194,11 @@ class ExpertIteration(Strict):
     batch_size: int = Field(4, ge=1)
     learning_rate: float = Field(1e-4, gt=0)
     sft_steps: int = Field(4, ge=1)
+    label_balanced: bool = True
+    """Each round's SFT steps read the kept answers interleaved by the gold label of their
+    prompt, in equal shares (a round trains on a few batches of what it kept, which need not
+    hold both labels). Without it E4's expert iteration drifted to Legitimate: recall 0.76 ->
+    0.46 in 8 rounds (issue 21 note). Off: length-grouped batches."""
     """Optimizer steps on each round's kept samples."""
     max_length: int = Field(512, ge=16)
     seed: int = 42

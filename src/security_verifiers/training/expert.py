@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +26,7 @@ from typing import Any
 from rich.console import Console
 
 from security_verifiers.errors import UserError
+from security_verifiers.training.batching import answer_label
 from security_verifiers.training.config import ExpertIteration, SFTRecipe, SFTTrain
 from security_verifiers.training.envs import TrainingEnv
 from security_verifiers.training.rewards import EnvScorer
@@ -203,6 +205,7 @@ def run_round(
                     {
                         "prompt": list(full["prompt"]),
                         "completion": [{"role": "assistant", "content": texts[j]}],
+                        "gold": full.get("answer"),
                     }
                 )
     sample_s = time.perf_counter() - started - export_s
@@ -211,6 +214,8 @@ def run_round(
         "reward": sum(all_rewards) / max(1, len(all_rewards)),
         "samples": n_samples,
         "kept": len(kept),
+        "kept_labels": dict(Counter(answer_label(item) or "unparsed" for item in kept)),
+        "kept_gold": dict(Counter(str(item["gold"]) for item in kept)),
         "sampler": settings.sampler,
         "export_s": round(export_s, 2),
         "sample_s": round(sample_s, 2),
@@ -228,11 +233,19 @@ def run_round(
                 warmup_ratio=0.0,
                 logging_steps=1,
                 save_steps=10**9,
+                label_balanced=settings.label_balanced,
                 seed=settings.seed + round_index,
             ),
         )
         _, trainer = build_sft_trainer(
-            recipe, None, kept, output_dir / f"round{round_index + 1}", runtime, tokenizer, model
+            recipe,
+            None,
+            kept,
+            output_dir / f"round{round_index + 1}",
+            runtime,
+            tokenizer,
+            model,
+            balance_key=lambda item: item.get("gold"),
         )
         trainer.train()
         losses = [e["loss"] for e in trainer.state.log_history if "loss" in e]
@@ -269,7 +282,7 @@ def run_stage(
         )
         console.print(
             f"round {offset + r + 1}: reward {entry['reward']:.3f}, kept {entry['kept']}/"
-            f"{entry['samples']}, {entry['round_s']:.0f} s"
+            f"{entry['samples']} {entry['kept_labels']}, {entry['round_s']:.0f} s"
         )
         history.append(entry)
     return history

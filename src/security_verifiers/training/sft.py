@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -211,9 +212,12 @@ def build_sft_trainer(
     runtime: Runtime | None = None,
     tokenizer: Any = None,
     model: Any = None,
+    balance_key: Callable[[dict], str | None] | None = None,
 ):
     """The tokenizer and an SFTTrainer with a fresh LoRA adapter on the loaded model (or on
-    `model`, e.g. an RL policy that already carries its adapter)."""
+    `model`, e.g. an RL policy that already carries its adapter). With `balance_key` (and
+    `train.label_balanced`) batches hold equal shares of that key's values instead of the
+    answers' label proportions."""
     from datasets import Dataset
     from trl import SFTTrainer
 
@@ -228,7 +232,11 @@ def build_sft_trainer(
         peft_config = lora_config(recipe.lora, model)
     args = sft_args(recipe, runtime, output_dir, len(examples))
     if recipe.train.label_balanced:
-        examples = label_balanced_order(examples, recipe.train.seed)
+        examples = label_balanced_order(
+            examples,
+            recipe.train.seed,
+            **({"key": balance_key, "equal_shares": True} if balance_key else {}),
+        )
     dataset = Dataset.from_list(
         [{"prompt": e["prompt"], "completion": e["completion"]} for e in examples]
     )
