@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from random import Random
 
+from sv_env_phishing_detection import draft_parts as parts
 from sv_env_phishing_detection.brands import BRAND_DOMAINS
 from sv_env_phishing_detection.campaigns import (
     ACCOUNT_BRANDS,
@@ -20,29 +21,6 @@ from sv_env_phishing_detection.campaigns import (
     SHOP_BRANDS,
 )
 from sv_env_phishing_detection.draft_fields import chance, digits
-from sv_env_phishing_detection.draft_parts import (
-    add_disclaimer,
-    casual_greeting,
-    doc_attachment,
-    esp_return_path,
-    free_mail,
-    greet,
-    ics,
-    main_domain,
-    org_signature,
-    other_company,
-    pdf,
-    person_signature,
-    plain_or_html,
-    quote,
-    risky_attachment,
-    same_domain_reply_to,
-    set_sender,
-    site_footer,
-    soften_auth,
-    template_attachments,
-    url,
-)
 from sv_env_phishing_detection.mime import Draft
 from sv_env_phishing_detection.obfuscation import (
     ESP_DOMAINS,
@@ -95,12 +73,12 @@ def _brand_or_shop(d: Draft, brands: tuple[str, ...], p_brand: float) -> tuple[s
 
 def _legit_sender(d: Draft, name: str, host: str, *, esp: float, soft: float) -> None:
     local = d.rng.choice(("no-reply", "noreply", "info", "service", "orders", "hello"))
-    set_sender(d, name, f"{local}@{host}")
+    parts.set_sender(d, name, f"{local}@{host}")
     if chance(d.rng, esp):
-        esp_return_path(d)
-    same_domain_reply_to(d, 0.25)
+        parts.esp_return_path(d)
+    parts.same_domain_reply_to(d, 0.25)
     small = "small_sender" in d.techniques
-    soften_auth(d, spf=soft if small else 0.02, dkim=soft if small else 0.03, dmarc=0.02)
+    parts.soften_auth(d, spf=soft if small else 0.02, dkim=soft if small else 0.03, dmarc=0.02)
 
 
 def _legit_layout(d: Draft, html_only: float, plain: float) -> None:
@@ -124,7 +102,7 @@ def _click_tracking(d: Draft, site: str, p_show_url: float) -> None:
 
 def _legit_footer(d: Draft, site: str) -> None:
     if chance(d.rng, 0.6):
-        d.footer = site_footer(d, f"www.{site}")
+        d.footer = parts.site_footer(d, f"www.{site}")
 
 
 def plan_receipt(d: Draft) -> None:
@@ -134,7 +112,7 @@ def plan_receipt(d: Draft) -> None:
     _legit_sender(d, name, host, esp=0.3, soft=0.15)
     site = registered_domain(host)
     segment = "invoices" if d.template.variant == 2 else "orders"
-    d.cta_href = url(f"www.{site}", rng, segment, token(rng, 8))
+    d.cta_href = parts.url(f"www.{site}", rng, segment, token(rng, 8))
     if chance(rng, 0.06):
         helpdesk = rng.choice(("zendesk.com", "freshdesk.com", "helpscoutapp.com"))
         d.reply_to = f"support@{site.split('.')[0]}.{helpdesk}"
@@ -143,13 +121,13 @@ def plan_receipt(d: Draft) -> None:
         d.sender_name = f"{name} via {rng.choice(('eBay', 'Amazon Marketplace', 'PayPal'))}"
         d.use("marketplace_display_name")
     if chance(rng, 0.4):
-        d.attachments.append(pdf(f"{d.fields['invoice']}.pdf"))
+        d.attachments.append(parts.pdf(f"{d.fields['invoice']}.pdf"))
     elif chance(rng, 0.05):
-        d.attachments.append(risky_attachment(d, "Statement_{code}.html"))
+        d.attachments.append(parts.risky_attachment(d, "Statement_{code}.html"))
     _legit_layout(d, html_only=0.45, plain=0.15)
     _legit_footer(d, site)
-    greet(d, 0.65)
-    org_signature(d, name)
+    parts.greet(d, 0.65)
+    parts.org_signature(d, name)
 
 
 def plan_password_reset(d: Draft) -> None:
@@ -160,11 +138,11 @@ def plan_password_reset(d: Draft) -> None:
     site = registered_domain(host)
     if d.template.cta:
         account_host = rng.choice((f"www.{site}", f"account.{site}", f"accounts.{site}"))
-        d.cta_href = url(account_host, rng, "security" if d.template.variant else "reset")
+        d.cta_href = parts.url(account_host, rng, "security" if d.template.variant else "reset")
     _legit_layout(d, html_only=0.4, plain=0.2)
     _legit_footer(d, site)
-    greet(d, 0.6)
-    org_signature(d, name)
+    parts.greet(d, 0.6)
+    parts.org_signature(d, name)
 
 
 def plan_shipping(d: Draft) -> None:
@@ -181,8 +159,8 @@ def plan_shipping(d: Draft) -> None:
         name, host = shop, shop_host
     _legit_sender(d, name, host, esp=0.3, soft=0.2)
     _legit_layout(d, html_only=0.4, plain=0.25)
-    track_site = main_domain(carrier)
-    d.cta_href = url(f"www.{track_site}", rng, "tracking", d.fields["tracking"])
+    track_site = parts.main_domain(carrier)
+    d.cta_href = parts.url(f"www.{track_site}", rng, "tracking", d.fields["tracking"])
     roll = rng.random()
     if roll < 0.1:
         d.cta_href = shortener_url(rng)
@@ -190,8 +168,8 @@ def plan_shipping(d: Draft) -> None:
     elif roll < 0.22:
         _click_tracking(d, track_site, 0.6)
     _legit_footer(d, registered_domain(host))
-    greet(d, 0.6)
-    org_signature(d, name)
+    parts.greet(d, 0.6)
+    parts.org_signature(d, name)
 
 
 def plan_newsletter(d: Draft) -> None:
@@ -208,7 +186,7 @@ def plan_newsletter(d: Draft) -> None:
     if chance(rng, 0.55):
         _click_tracking(d, site, 0.25)
     else:
-        d.cta_href = url(f"www.{site}", rng, "newsletter", str(d.sent.year), token(rng, 6))
+        d.cta_href = parts.url(f"www.{site}", rng, "newsletter", str(d.sent.year), token(rng, 6))
     _legit_footer(d, site)
     if chance(rng, 0.12):
         d.footer.append(("Instagram", shortener_url(rng)))
@@ -218,11 +196,11 @@ def plan_newsletter(d: Draft) -> None:
         d.preheader = f"{d.template.subject.split(':')[0].format(**d.fields)} {pad}"
         d.use("preheader_padding")
     if d.mode != "plain" and chance(rng, 0.03):
-        d.form_action = url(f"survey.{site}", rng, "vote")
+        d.form_action = parts.url(f"survey.{site}", rng, "vote")
         d.use("survey_form")
-    d.list_unsubscribe = f"<{url(f'www.{site}', rng, 'unsubscribe')}>"
-    greet(d, 0.4)
-    org_signature(d, name)
+    d.list_unsubscribe = f"<{parts.url(f'www.{site}', rng, 'unsubscribe')}>"
+    parts.greet(d, 0.4)
+    parts.org_signature(d, name)
 
 
 def plan_calendar_invite(d: Draft) -> None:
@@ -231,11 +209,11 @@ def plan_calendar_invite(d: Draft) -> None:
     kind = _pick(rng, (("colleague", 0.7), ("calendar_service", 0.2), ("partner", 0.1)))
     d.use(f"sender_{kind}")
     if kind == "calendar_service":
-        set_sender(d, "Google Calendar", "calendar-notification@google.com")
+        parts.set_sender(d, "Google Calendar", "calendar-notification@google.com")
     else:
-        domain = d.company[1] if kind == "colleague" else other_company(d)[1]
-        set_sender(d, d.person.full, f"{d.person.local_part(rng)}@{domain}")
-    soften_auth(d, spf=0.03, dkim=0.15)
+        domain = d.company[1] if kind == "colleague" else parts.other_company(d)[1]
+        parts.set_sender(d, d.person.full, f"{d.person.local_part(rng)}@{domain}")
+    parts.soften_auth(d, spf=0.03, dkim=0.15)
     if d.template.cta:
         d.cta_href = rng.choice(
             (
@@ -244,30 +222,30 @@ def plan_calendar_invite(d: Draft) -> None:
                 f"https://meet.google.com/{token(rng, 3).lower()}-{token(rng, 4).lower()}",
             )
         )
-    d.attachments.append(ics(d, description=d.cta_href))
+    d.attachments.append(parts.ics(d, description=d.cta_href))
     d.mode = _pick(rng, (("plain", 0.4), ("alternative", 0.6)))
-    greet(d, 0.7)
-    person_signature(d)
+    parts.greet(d, 0.7)
+    parts.person_signature(d)
 
 
 def plan_internal_memo(d: Draft) -> None:
     rng = d.rng
     if chance(rng, 0.2):
-        set_sender(d, d.person.full, f"{d.person.local_part(rng)}@{free_mail(rng)}")
+        parts.set_sender(d, d.person.full, f"{d.person.local_part(rng)}@{parts.free_mail(rng)}")
         d.use("sender_freemail")
         if chance(rng, 0.5):
             d.reply_to = f"{d.person.local_part(rng)}@{d.company[1]}"
             d.use("reply_to_work_address")
     else:
-        set_sender(d, d.person.full, f"{d.person.local_part(rng)}@{d.company[1]}")
+        parts.set_sender(d, d.person.full, f"{d.person.local_part(rng)}@{d.company[1]}")
         d.use("sender_colleague")
-    soften_auth(d, spf=0.1, dkim=0.15, dmarc=0.04)
+    parts.soften_auth(d, spf=0.1, dkim=0.15, dmarc=0.04)
     roll = rng.random()
     if d.template.variant == 1 and roll < 0.5:
         d.cta_href = rng.choice(
             (
                 f"https://drive.google.com/drive/folders/{token(rng, 20)}",
-                url(f"intranet.{d.company[1]}", rng, "teams", "notes"),
+                parts.url(f"intranet.{d.company[1]}", rng, "teams", "notes"),
             )
         )
     elif roll < 0.07:
@@ -275,37 +253,37 @@ def plan_internal_memo(d: Draft) -> None:
         d.cta_href = f"http://{host}:8080/wiki/{d.fields['topic']}"
         d.use("intranet_ip_link")
     if d.template.variant == 2:
-        d.attachments.append(pdf(f"{d.fields['invoice']}.pdf"))
+        d.attachments.append(parts.pdf(f"{d.fields['invoice']}.pdf"))
     if chance(rng, 0.07):
         name = rng.choice(
             ("Budget_{topic}.xlsm", "Timesheet_{topic}.xlsm", "Template_{topic}.docm")
         )
-        d.attachments.append(risky_attachment(d, name))
+        d.attachments.append(parts.risky_attachment(d, name))
         d.use("macro_spreadsheet")
     d.mode = "plain" if chance(rng, 0.75) else "alternative"
     d.cta_text = d.cta_text or d.cta_href
-    greet(d, 0.85)
-    same_domain_reply_to(d, 0.1)
-    person_signature(d, mobile=chance(rng, 0.25))
+    parts.greet(d, 0.85)
+    parts.same_domain_reply_to(d, 0.1)
+    parts.person_signature(d, mobile=chance(rng, 0.25))
 
 
 # ---------------------------------------------------------------------------- data-file scenarios
 def _legit_person(d: Draft, domain: str) -> None:
-    set_sender(d, d.person.full, f"{d.person.local_part(d.rng)}@{domain}")
+    parts.set_sender(d, d.person.full, f"{d.person.local_part(d.rng)}@{domain}")
 
 
 def _legit_common(d: Draft, *, plain: float, greet_none: float, disclaimer: float) -> None:
     rng = d.rng
-    soften_auth(d, spf=0.15, dkim=0.15, dmarc=0.03)
+    parts.soften_auth(d, spf=0.15, dkim=0.15, dmarc=0.03)
     if chance(rng, 0.1):
-        esp_return_path(d)  # sent through a CRM or a mailing tool
-    plain_or_html(d, plain)
-    casual_greeting(d, 0.75, greet_none)
-    person_signature(d, mobile=chance(rng, 0.2))
+        parts.esp_return_path(d)  # sent through a CRM or a mailing tool
+    parts.plain_or_html(d, plain)
+    parts.casual_greeting(d, 0.75, greet_none)
+    parts.person_signature(d, mobile=chance(rng, 0.2))
     if chance(rng, 0.3):
         d.signature = [d.person.first] if chance(rng, 0.5) else [d.signature[0], d.person.first]
-    add_disclaimer(d, disclaimer)
-    same_domain_reply_to(d, 0.05)
+    parts.add_disclaimer(d, disclaimer)
+    parts.same_domain_reply_to(d, 0.05)
 
 
 def plan_colleague(d: Draft) -> None:
@@ -313,24 +291,24 @@ def plan_colleague(d: Draft) -> None:
     rng = d.rng
     kind = _pick(rng, (("colleague", 0.75), ("partner", 0.15), ("freemail", 0.1)))
     d.use(f"sender_{kind}")
-    domain = {"colleague": d.company[1], "partner": other_company(d)[1]}.get(kind)
-    _legit_person(d, domain or free_mail(rng))
+    domain = {"colleague": d.company[1], "partner": parts.other_company(d)[1]}.get(kind)
+    _legit_person(d, domain or parts.free_mail(rng))
     if kind == "freemail" and chance(rng, 0.5):
         d.reply_to = f"{d.person.local_part(rng)}@{d.company[1]}"
         d.use("reply_to_work_address")
-    template_attachments(d, 0.55, risky=False)
+    parts.template_attachments(d, 0.55, risky=False)
     if chance(rng, 0.04):
-        d.attachments.append(risky_attachment(d, "{topic}_model.xlsm"))
+        d.attachments.append(parts.risky_attachment(d, "{topic}_model.xlsm"))
         d.use("macro_spreadsheet")
     if chance(rng, 0.12):
         d.cta_href = rng.choice((
             f"https://drive.google.com/file/d/{token(rng, 22)}/view",
-            url(f"intranet.{d.company[1]}", rng, "sites", d.fields["topic"].lower()),
+            parts.url(f"intranet.{d.company[1]}", rng, "sites", d.fields["topic"].lower()),
             f"https://{d.company[1]}/docs/{token(rng, 8)}",
         ))  # fmt: skip
         d.cta_text = d.cta_href
     _legit_common(d, plain=0.7, greet_none=0.45, disclaimer=0.25)
-    quote(d, name=d.recipient.full if (d.template.spec or {}).get("thread") == "reply"
+    parts.quote(d, name=d.recipient.full if (d.template.spec or {}).get("thread") == "reply"
            else d.fields["colleague"])  # fmt: skip
 
 
@@ -341,14 +319,14 @@ def plan_partner(d: Draft) -> None:
         d.use("small_sender")
         d.fields["brand"] = name
         _legit_sender(d, name, host, esp=0.35, soft=0.15)
-        org_signature(d, name)
-        plain_or_html(d, 0.3)
-        casual_greeting(d, 0.7, 0.2)
+        parts.org_signature(d, name)
+        parts.plain_or_html(d, 0.3)
+        parts.casual_greeting(d, 0.7, 0.2)
     else:
-        _legit_person(d, rng.choice((d.company[1], other_company(d)[1])))
+        _legit_person(d, rng.choice((d.company[1], parts.other_company(d)[1])))
         _legit_common(d, plain=0.7, greet_none=0.4, disclaimer=0.2)
-    template_attachments(d, 0.5, risky=False)
-    quote(d, name=d.recipient.full)
+    parts.template_attachments(d, 0.5, risky=False)
+    parts.quote(d, name=d.recipient.full)
 
 
 def plan_vendor(d: Draft) -> None:
@@ -358,19 +336,19 @@ def plan_vendor(d: Draft) -> None:
     if chance(rng, 0.5):
         local = rng.choice(("accounts", "billing", "invoices", "ar"))
         name = rng.choice((supplier_name, f"{supplier_name} Accounts"))
-        set_sender(d, name, f"{local}@{domain}")
+        parts.set_sender(d, name, f"{local}@{domain}")
         if chance(rng, 0.25):
-            esp_return_path(d)
-        soften_auth(d, spf=0.1, dkim=0.1, dmarc=0.02)
-        plain_or_html(d, 0.45)
-        casual_greeting(d, 0.6, 0.15)
-        org_signature(d, supplier_name)
-        add_disclaimer(d, 0.2)
+            parts.esp_return_path(d)
+        parts.soften_auth(d, spf=0.1, dkim=0.1, dmarc=0.02)
+        parts.plain_or_html(d, 0.45)
+        parts.casual_greeting(d, 0.6, 0.15)
+        parts.org_signature(d, supplier_name)
+        parts.add_disclaimer(d, 0.2)
     else:
         _legit_person(d, domain)
         _legit_common(d, plain=0.75, greet_none=0.3, disclaimer=0.2)
-    template_attachments(d, 0.85, risky=False)
-    quote(d, name=d.recipient.full)
+    parts.template_attachments(d, 0.85, risky=False)
+    parts.quote(d, name=d.recipient.full)
 
 
 def plan_company(d: Draft) -> None:
@@ -379,20 +357,20 @@ def plan_company(d: Draft) -> None:
     if chance(rng, 0.6):
         names = _HR_IT_SENDERS.get(d.template.language, _HR_IT_SENDERS["en"])
         name = rng.choice(names)
-        set_sender(
+        parts.set_sender(
             d, name, f"{rng.choice(('hr', 'it', 'servicedesk', 'announce', 'info'))}@{d.company[1]}"
         )
         if chance(rng, 0.3):
-            esp_return_path(d)
-        soften_auth(d, spf=0.05, dkim=0.08)
-        plain_or_html(d, 0.45)
-        casual_greeting(d, 0.2, 0.3)
-        org_signature(d, name)
+            parts.esp_return_path(d)
+        parts.soften_auth(d, spf=0.05, dkim=0.08)
+        parts.plain_or_html(d, 0.45)
+        parts.casual_greeting(d, 0.2, 0.3)
+        parts.org_signature(d, name)
     else:
         _legit_person(d, d.company[1])
         _legit_common(d, plain=0.6, greet_none=0.3, disclaimer=0.1)
     if chance(rng, 0.25):
-        d.cta_href = url(f"intranet.{d.company[1]}", rng, rng.choice(("hr", "it", "news")))
+        d.cta_href = parts.url(f"intranet.{d.company[1]}", rng, rng.choice(("hr", "it", "news")))
         d.cta_text = d.cta_href
 
 
@@ -402,50 +380,50 @@ def plan_service(d: Draft) -> None:
     name, host = _brand_or_shop(d, ACCOUNT_BRANDS[d.template.language], 0.5)
     d.fields["brand"] = name
     agent = d.person.first
-    set_sender(d, rng.choice((f"{agent} ({name} Support)", f"{name} Support", name)),
+    parts.set_sender(d, rng.choice((f"{agent} ({name} Support)", f"{name} Support", name)),
                 f"{rng.choice(('support', 'help', 'care'))}@{host}")  # fmt: skip
     if chance(rng, 0.3):
         helpdesk = rng.choice(("zendesk.com", "freshdesk.com", "helpscoutapp.com"))
         d.reply_to = f"support@{registered_domain(host).split('.')[0]}.{helpdesk}"
         d.use("helpdesk_reply_to")
     if chance(rng, 0.2):
-        esp_return_path(d)
-    soften_auth(d, spf=0.08 if "small_sender" in d.techniques else 0.02, dkim=0.08)
-    plain_or_html(d, 0.4)
-    casual_greeting(d, 0.8, 0.1)
+        parts.esp_return_path(d)
+    parts.soften_auth(d, spf=0.08 if "small_sender" in d.techniques else 0.02, dkim=0.08)
+    parts.plain_or_html(d, 0.4)
+    parts.casual_greeting(d, 0.8, 0.1)
     d.signature = [rng.choice(d.locale.signoffs), f"{agent}\n{name}"]
-    quote(d, name=d.recipient.full)
+    parts.quote(d, name=d.recipient.full)
 
 
 def plan_list(d: Draft) -> None:
     """Mailing-list traffic: a member posts, the list sets Reply-To and List-Unsubscribe."""
     rng = d.rng
-    domain = rng.choice((free_mail(rng), other_company(d)[1], d.company[1]))
+    domain = rng.choice((parts.free_mail(rng), parts.other_company(d)[1], d.company[1]))
     _legit_person(d, domain)
-    list_host = f"lists.{rng.choice((d.company, other_company(d)))[1]}"
+    list_host = f"lists.{rng.choice((d.company, parts.other_company(d)))[1]}"
     if chance(rng, 0.6):
         d.reply_to = f"{d.fields['list_name']}@{list_host}"
         d.use("list_reply_to")
     d.return_path = f"{d.fields['list_name']}-bounces@{list_host}"
     d.list_unsubscribe = f"<mailto:{d.fields['list_name']}-leave@{list_host}>"
-    soften_auth(d, spf=0.15, dkim=0.25)
-    plain_or_html(d, 0.85)
-    casual_greeting(d, 0.2, 0.6)
-    person_signature(d)
+    parts.soften_auth(d, spf=0.15, dkim=0.25)
+    parts.plain_or_html(d, 0.85)
+    parts.casual_greeting(d, 0.2, 0.6)
+    parts.person_signature(d)
     if chance(rng, 0.5):
         d.signature = [d.person.first]
-    quote(d, name=rng.choice(d.locale.first_names))
+    parts.quote(d, name=rng.choice(d.locale.first_names))
     name = d.fields["list_name"]
     d.trailer.append(f"{'_' * 47}\n{name} mailing list\n{name}@{list_host}")
 
 
 def plan_personal(d: Draft) -> None:
     rng = d.rng
-    domain = free_mail(rng) if chance(rng, 0.6) else d.company[1]
+    domain = parts.free_mail(rng) if chance(rng, 0.6) else d.company[1]
     _legit_person(d, domain)
-    soften_auth(d, spf=0.05, dkim=0.05)
-    plain_or_html(d, 0.7)
-    casual_greeting(d, 0.8, 0.5)
+    parts.soften_auth(d, spf=0.05, dkim=0.05)
+    parts.plain_or_html(d, 0.7)
+    parts.casual_greeting(d, 0.8, 0.5)
     d.signature = [
         rng.choice(
             (
@@ -458,5 +436,5 @@ def plan_personal(d: Draft) -> None:
     if chance(rng, 0.25):
         d.signature.append(d.locale.mobile_signature)
     if chance(rng, 0.3):
-        d.attachments.append(doc_attachment(f"IMG_{digits(rng, 4)}.jpg"))
-    quote(d, name=d.recipient.full)
+        d.attachments.append(parts.doc_attachment(f"IMG_{digits(rng, 4)}.jpg"))
+    parts.quote(d, name=d.recipient.full)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from random import Random
 
+from sv_env_phishing_detection import draft_parts as parts
 from sv_env_phishing_detection.brands import LEGITIMATE_DOMAINS
 from sv_env_phishing_detection.campaigns import (
     ACCOUNT_BRANDS,
@@ -20,28 +21,6 @@ from sv_env_phishing_detection.campaigns import (
     WORKPLACE_BRANDS,
 )
 from sv_env_phishing_detection.draft_fields import chance, digits
-from sv_env_phishing_detection.draft_parts import (
-    add_disclaimer,
-    casual_greeting,
-    esp_return_path,
-    free_mail,
-    greet,
-    ics,
-    main_domain,
-    org_signature,
-    other_company,
-    pdf,
-    person_signature,
-    plain_or_html,
-    quote,
-    risky_attachment,
-    same_domain_reply_to,
-    set_sender,
-    site_footer,
-    soften_auth,
-    template_attachments,
-    url,
-)
 from sv_env_phishing_detection.mime import Draft, ascii_name, domain_of, same_organisation
 from sv_env_phishing_detection.obfuscation import (
     FREE_MAIL,
@@ -88,7 +67,7 @@ _LURE_SENDERS = ("Voicemail", "Fax Service", "HR Department", "Payroll", "IT Hel
 # ---------------------------------------------------------------------------- look-alikes
 def _lookalike(d: Draft, brand: str) -> tuple[str, str]:
     """(domain as written in links, domain as written in addresses) imitating `brand`."""
-    rng, main = d.rng, main_domain(brand)
+    rng, main = d.rng, parts.main_domain(brand)
     kinds = ["digit_swap", "typo", "brand_embedded", "brand_embedded"]
     if can_homoglyph(main):
         kinds += ["homoglyph_domain", "punycode_domain"]
@@ -135,14 +114,14 @@ def _phish_sender(d: Draft, brand: str | None) -> str:
         _, address_domain = _lookalike(d, brand)
         domain = address_domain
     elif strategy == "spoofed" and brand:
-        domain = main_domain(brand)
+        domain = parts.main_domain(brand)
         d.auth = {"spf": rng.choice(("fail", "softfail")), "dkim": rng.choice(("none", "fail")),
                   "dmarc": "fail"}  # fmt: skip
         d.use("spoofed_brand_domain")
     elif strategy == "compromised":
-        domain = other_company(d)[1]
+        domain = parts.other_company(d)[1]
     elif strategy == "freemail":
-        domain = free_mail(rng, brand)
+        domain = parts.free_mail(rng, brand)
         local = f"{(brand or 'support')}.{rng.choice(('help', 'team', 'desk'))}{digits(rng, 2)}"
     else:
         domain = attacker_domain(rng, _attacker_tld(d, 0.4))
@@ -150,16 +129,16 @@ def _phish_sender(d: Draft, brand: str | None) -> str:
     if brand and roll < 0.65:
         name = _brand_display(brand, rng)
     elif brand and roll < 0.8:
-        name = f"{local}@{main_domain(brand)}"
+        name = f"{local}@{parts.main_domain(brand)}"
         d.use("display_name_address")
     else:
         name = rng.choice(loc.service_senders)
-    set_sender(d, name, f"{local}@{domain}")
+    parts.set_sender(d, name, f"{local}@{domain}")
     if strategy == "spoofed":
         d.return_path = f"bounce@{attacker_domain(rng, _attacker_tld(d, 0.3))}"
         return registered_domain(domain_of(d.return_path))
     if chance(rng, 0.15):
-        esp_return_path(d)
+        parts.esp_return_path(d)
     return domain
 
 
@@ -173,7 +152,7 @@ def _phish_link(d: Draft, brand: str | None, sender_domain: str) -> None:
     kind = _pick(rng, kinds)
     if kind == "lookalike" and brand:
         shown, _ = _lookalike(d, brand)
-        href = url(rng.choice((shown, f"www.{shown}", f"login.{shown}")), rng, path)
+        href = parts.url(rng.choice((shown, f"www.{shown}", f"login.{shown}")), rng, path)
     elif kind == "ip":
         href = f"http://{ip_host(rng)}/{brand or 'secure'}/{path}"
         d.use("ip_host")
@@ -182,32 +161,36 @@ def _phish_link(d: Draft, brand: str | None, sender_domain: str) -> None:
         d.use("url_shortener")
     elif kind == "userinfo" and brand:
         host = attacker_domain(rng, _attacker_tld(d, 0.4))
-        href = userinfo_url(f"www.{main_domain(brand)}", host, f"/{path}")
+        href = userinfo_url(f"www.{parts.main_domain(brand)}", host, f"/{path}")
         d.use("userinfo_url")
     elif kind == "subdomains":
-        href = url(subdomain_chain(attacker_domain(rng, _attacker_tld(d, 0.4)), rng), rng, path)
+        href = parts.url(
+            subdomain_chain(attacker_domain(rng, _attacker_tld(d, 0.4)), rng), rng, path
+        )
         d.use("many_subdomains")
     elif kind == "same_as_sender" and sender_domain not in LEGITIMATE_DOMAINS | set(FREE_MAIL):
-        href = url(f"www.{sender_domain}", rng, path)
+        href = parts.url(f"www.{sender_domain}", rng, path)
     elif kind == "compromised_site":
-        href = url(other_company(d)[1], rng, "wp-content", "uploads", token(rng, 6), path)
+        href = parts.url(
+            parts.other_company(d)[1], rng, "wp-content", "uploads", token(rng, 6), path
+        )
         d.use("compromised_site")
     else:
-        href = url(attacker_domain(rng, _attacker_tld(d, 0.4)), rng, path)
+        href = parts.url(attacker_domain(rng, _attacker_tld(d, 0.4)), rng, path)
     d.cta_href = href
 
 
 def _phish_html_tricks(d: Draft, brand: str | None, form: float) -> None:
     rng = d.rng
     if d.cta_href and brand and chance(rng, 0.4):
-        shown = f"www.{main_domain(brand)}"
+        shown = f"www.{parts.main_domain(brand)}"
         d.cta_text = rng.choice((shown, f"https://{shown}/{rng.choice(('signin', 'account'))}"))
         d.use("anchor_text_mismatch")
     if d.cta_href and chance(rng, form):
         d.form_action = d.cta_href
         d.use("html_password_form")
     if brand and chance(rng, 0.35):
-        d.footer = site_footer(d, f"www.{main_domain(brand)}")
+        d.footer = parts.site_footer(d, f"www.{parts.main_domain(brand)}")
         d.use("copied_brand_footer")
     needs_html = bool(d.form_action) or "anchor_text_mismatch" in d.techniques
     mode = _pick(rng, (("plain", 0.0 if needs_html else 0.3), ("html", 0.4), ("alternative", 0.3)))
@@ -224,20 +207,20 @@ def _phish_extras(d: Draft, brand: str | None, risky_file: float) -> None:
         d.use("zero_width_chars")
     if chance(rng, 0.18):
         local = f"{ascii_name(d.sender_name) or 'help'}{digits(rng, 3)}"
-        free = free_mail(rng)
+        free = parts.free_mail(rng)
         if same_organisation(free, domain_of(d.sender_address)):  # outlook.com vs microsoft.com
-            free = free_mail(rng, brand)
+            free = parts.free_mail(rng, brand)
         d.reply_to = f"{local}@{free}"
         d.use("reply_to_freemail")
     else:
-        same_domain_reply_to(d, 0.12)
+        parts.same_domain_reply_to(d, 0.12)
     if chance(rng, risky_file):
         patterns = _RISKY_LURE_FILES.get(d.template.scenario, _DEFAULT_RISKY_FILES)
-        d.attachments.append(risky_attachment(d, rng.choice(patterns)))
+        d.attachments.append(parts.risky_attachment(d, rng.choice(patterns)))
     if "spoofed_brand_domain" not in d.techniques:
-        soften_auth(d, spf=0.12, dkim=0.12, dmarc=0.08)
+        parts.soften_auth(d, spf=0.12, dkim=0.12, dmarc=0.08)
     if chance(rng, 0.2):
-        d.list_unsubscribe = f"<{url(domain_of(d.return_path), rng, 'unsubscribe')}>"
+        d.list_unsubscribe = f"<{parts.url(domain_of(d.return_path), rng, 'unsubscribe')}>"
 
 
 def _plan_brand_lure(d: Draft, brand: str | None, *, form: float, risky_file: float) -> None:
@@ -249,8 +232,8 @@ def _plan_brand_lure(d: Draft, brand: str | None, *, form: float, risky_file: fl
         _phish_link(d, brand, sender_domain)
     _phish_html_tricks(d, brand, form)
     _phish_extras(d, brand, risky_file)
-    greet(d, 0.45)
-    org_signature(d, d.fields["brand"] or d.sender_name)
+    parts.greet(d, 0.45)
+    parts.org_signature(d, d.fields["brand"] or d.sender_name)
     d.cta_first = chance(d.rng, 0.3)
 
 
@@ -258,7 +241,7 @@ def plan_credential_harvest(d: Draft) -> None:
     brand = d.rng.choice(ACCOUNT_BRANDS[d.template.language])
     _plan_brand_lure(d, brand, form=0.15, risky_file=0.1)
     if d.template.variant == 2 and chance(d.rng, 0.25):
-        d.attachments.append(ics(d, description=d.cta_href))
+        d.attachments.append(parts.ics(d, description=d.cta_href))
         d.use("calendar_lure")
 
 
@@ -287,7 +270,7 @@ def plan_invoice_fraud(d: Draft) -> None:
     if not brand:
         d.sender_name = d.fields["supplier"]
     if not any(a.filename.endswith(".pdf") for a in d.attachments) and chance(d.rng, 0.3):
-        d.attachments.append(pdf(f"{d.fields['invoice']}.pdf"))
+        d.attachments.append(parts.pdf(f"{d.fields['invoice']}.pdf"))
 
 
 def _plan_supplier_fraud(d: Draft) -> None:
@@ -302,15 +285,17 @@ def _plan_supplier_fraud(d: Draft) -> None:
     elif kind == "compromised":
         domain = supplier_domain
     else:
-        domain = free_mail(rng)
+        domain = parts.free_mail(rng)
     name = d.person.full if chance(rng, 0.5) else d.fields["supplier"]
-    set_sender(d, name, f"{d.person.local_part(rng)}@{domain}")
+    parts.set_sender(d, name, f"{d.person.local_part(rng)}@{domain}")
     _person_lure_common(d, plain=0.7)
     if chance(rng, 0.45):
-        d.attachments.append(risky_attachment(d, rng.choice(_RISKY_LURE_FILES["invoice_fraud"])))
+        d.attachments.append(
+            parts.risky_attachment(d, rng.choice(_RISKY_LURE_FILES["invoice_fraud"]))
+        )
     else:
-        d.attachments.append(pdf(rng.choice(("Bank_details.pdf", "Letter.pdf"))))
-    person_signature(d)
+        d.attachments.append(parts.pdf(rng.choice(("Bank_details.pdf", "Letter.pdf"))))
+    parts.person_signature(d)
 
 
 def plan_executive_lure(d: Draft) -> None:
@@ -319,34 +304,34 @@ def plan_executive_lure(d: Draft) -> None:
     kind = _pick(rng, (("freemail", 0.55), ("company_lookalike", 0.35), ("compromised", 0.1)))
     d.use(f"sender_{kind}")
     if kind == "freemail":
-        domain = free_mail(rng)
+        domain = parts.free_mail(rng)
     elif kind == "company_lookalike":
         domain = company_lookalike(d.company[1], rng)
         d.use("company_lookalike_domain")
     else:
-        domain = other_company(d)[1]
+        domain = parts.other_company(d)[1]
     name = d.person.full
     if chance(rng, 0.12):
         name = f"{d.person.local_part(rng)}@{d.company[1]}"
         d.use("display_name_address")
-    set_sender(d, name, f"{d.person.local_part(rng)}@{domain}")
+    parts.set_sender(d, name, f"{d.person.local_part(rng)}@{domain}")
     _person_lure_common(d, plain=0.85)
-    person_signature(d, executive=True, mobile=chance(rng, 0.4))
+    parts.person_signature(d, executive=True, mobile=chance(rng, 0.4))
 
 
 def _person_lure_common(d: Draft, plain: float, reply_to: float = 0.3) -> None:
     rng = d.rng
     if chance(rng, reply_to):
-        d.reply_to = f"{d.person.local_part(rng)}{digits(rng, 2)}@{free_mail(rng)}"
+        d.reply_to = f"{d.person.local_part(rng)}{digits(rng, 2)}@{parts.free_mail(rng)}"
         d.use("reply_to_freemail")
-    soften_auth(d, spf=0.08, dkim=0.15, dmarc=0.04)
+    parts.soften_auth(d, spf=0.08, dkim=0.15, dmarc=0.04)
     d.mode = "plain" if chance(rng, plain) else rng.choice(("html", "alternative"))
     if d.mode == "html":
         d.use("html_only")
     if chance(rng, 0.08):
         d.zero_width = rng.randint(1, 3)
         d.use("zero_width_chars")
-    greet(d, 0.8)
+    parts.greet(d, 0.8)
 
 
 def plan_tech_support(d: Draft) -> None:
@@ -356,18 +341,22 @@ def plan_tech_support(d: Draft) -> None:
         return
     kind = _pick(rng, (("freemail", 0.5), ("attacker", 0.5)))
     d.use(f"sender_{kind}")
-    domain = free_mail(rng) if kind == "freemail" else attacker_domain(rng, _attacker_tld(d, 0.3))
+    domain = (
+        parts.free_mail(rng) if kind == "freemail" else attacker_domain(rng, _attacker_tld(d, 0.3))
+    )
     product = d.fields["product"]
     name = rng.choice(
         (f"{product.split()[0]} Billing", "Support Center", *d.locale.service_senders)
     )
-    set_sender(d, name, f"{rng.choice(('billing', 'support', 'renewals'))}@{domain}")
+    parts.set_sender(d, name, f"{rng.choice(('billing', 'support', 'renewals'))}@{domain}")
     _person_lure_common(d, plain=0.6, reply_to=0.45)
     if chance(rng, 0.35):
-        d.attachments.append(risky_attachment(d, rng.choice(_RISKY_LURE_FILES["tech_support"])))
+        d.attachments.append(
+            parts.risky_attachment(d, rng.choice(_RISKY_LURE_FILES["tech_support"]))
+        )
     elif chance(rng, 0.5):
-        d.attachments.append(pdf(f"Invoice_{d.fields['order'].strip('#')}.pdf"))
-    org_signature(d, name)
+        d.attachments.append(parts.pdf(f"Invoice_{d.fields['order'].strip('#')}.pdf"))
+    parts.org_signature(d, name)
 
 
 # ---------------------------------------------------------------------------- data-file scenarios
@@ -376,7 +365,7 @@ def _lure_person_sender(d: Draft, weights: tuple[tuple[str, float], ...]) -> str
     kind = _pick(rng, weights)
     d.use(f"sender_{kind}")
     if kind == "freemail":
-        domain = free_mail(rng)
+        domain = parts.free_mail(rng)
     elif kind == "company_lookalike":
         domain = company_lookalike(rng.choice((d.company, d.supplier))[1], rng)
         d.use("company_lookalike_domain")
@@ -384,7 +373,7 @@ def _lure_person_sender(d: Draft, weights: tuple[tuple[str, float], ...]) -> str
         domain = company_lookalike(d.supplier[1], rng)
         d.use("company_lookalike_domain")
     elif kind == "compromised":
-        domain = other_company(d)[1]
+        domain = parts.other_company(d)[1]
     else:
         domain = attacker_domain(rng, _attacker_tld(d, 0.3))
     return domain
@@ -403,20 +392,20 @@ def plan_text_lure(d: Draft) -> None:
     else:
         name = rng.choice(d.locale.service_senders)
         local = rng.choice(("info", "support", "billing", "service", "office"))
-    set_sender(d, name, f"{local}@{domain}")
+    parts.set_sender(d, name, f"{local}@{domain}")
     if not domain.endswith(tuple(FREE_MAIL)) and chance(rng, 0.4):
-        d.reply_to = f"{d.person.local_part(rng)}{digits(rng, 2)}@{free_mail(rng)}"
+        d.reply_to = f"{d.person.local_part(rng)}{digits(rng, 2)}@{parts.free_mail(rng)}"
         d.use("reply_to_freemail")
-    soften_auth(d, spf=0.1, dkim=0.15, dmarc=0.05)
-    plain_or_html(d, 0.75)
-    casual_greeting(d, 0.3, 0.35)
+    parts.soften_auth(d, spf=0.1, dkim=0.15, dmarc=0.05)
+    parts.plain_or_html(d, 0.75)
+    parts.casual_greeting(d, 0.3, 0.35)
     if name == d.person.full:
-        person_signature(d, mobile=chance(rng, 0.2))
+        parts.person_signature(d, mobile=chance(rng, 0.2))
         if chance(rng, 0.3):
             d.signature = [d.signature[0]]
     else:
-        org_signature(d, name)
-    add_disclaimer(d, 0.05)
+        parts.org_signature(d, name)
+    parts.add_disclaimer(d, 0.05)
 
 
 def plan_person_lure(d: Draft) -> None:
@@ -429,11 +418,11 @@ def plan_person_lure(d: Draft) -> None:
     if chance(rng, 0.1):
         name = f"{d.person.local_part(rng)}@{d.company[1]}"
         d.use("display_name_address")
-    set_sender(d, name, f"{d.person.local_part(rng)}@{domain}")
+    parts.set_sender(d, name, f"{d.person.local_part(rng)}@{domain}")
     _person_lure_common(d, plain=0.8, reply_to=0.3)
-    casual_greeting(d, 0.7, 0.3)
-    person_signature(d, executive=chance(rng, 0.3), mobile=chance(rng, 0.35))
-    add_disclaimer(d, 0.15)
+    parts.casual_greeting(d, 0.7, 0.3)
+    parts.person_signature(d, executive=chance(rng, 0.3), mobile=chance(rng, 0.35))
+    parts.add_disclaimer(d, 0.15)
 
 
 def plan_thread_lure(d: Draft) -> None:
@@ -442,16 +431,16 @@ def plan_thread_lure(d: Draft) -> None:
     domain = _lure_person_sender(
         d, (("compromised", 0.5), ("supplier_lookalike", 0.3), ("freemail", 0.2))
     )
-    set_sender(d, d.person.full, f"{d.person.local_part(rng)}@{domain}")
+    parts.set_sender(d, d.person.full, f"{d.person.local_part(rng)}@{domain}")
     if d.template.cta:
         _phish_link(d, None, domain)
         d.cta_text = d.template.cta
-    template_attachments(d, 1.0 if not d.template.cta else 0.3, risky=True)
+    parts.template_attachments(d, 1.0 if not d.template.cta else 0.3, risky=True)
     _person_lure_common(d, plain=0.6, reply_to=0.15)
-    casual_greeting(d, 0.6, 0.4)
-    person_signature(d, mobile=chance(rng, 0.2))
-    add_disclaimer(d, 0.2)
-    quote(d, name=d.recipient.full)
+    parts.casual_greeting(d, 0.6, 0.4)
+    parts.person_signature(d, mobile=chance(rng, 0.2))
+    parts.add_disclaimer(d, 0.2)
+    parts.quote(d, name=d.recipient.full)
 
 
 def plan_attachment_lure(d: Draft) -> None:
@@ -459,20 +448,20 @@ def plan_attachment_lure(d: Draft) -> None:
     rng = d.rng
     domain = _lure_person_sender(d, (("attacker", 0.4), ("compromised", 0.4), ("freemail", 0.2)))
     if chance(rng, 0.5):
-        set_sender(
+        parts.set_sender(
             d,
             rng.choice(_LURE_SENDERS),
             f"{rng.choice(('noreply', 'voicemail', 'scanner', 'docs'))}@{domain}",
         )
-        org_signature(d, d.sender_name)
+        parts.org_signature(d, d.sender_name)
     else:
-        set_sender(d, d.person.full, f"{d.person.local_part(rng)}@{domain}")
-        person_signature(d)
-    template_attachments(d, 1.0, risky=True)
-    soften_auth(d, spf=0.12, dkim=0.15, dmarc=0.06)
-    plain_or_html(d, 0.5)
-    casual_greeting(d, 0.3, 0.5)
-    add_disclaimer(d, 0.1)
+        parts.set_sender(d, d.person.full, f"{d.person.local_part(rng)}@{domain}")
+        parts.person_signature(d)
+    parts.template_attachments(d, 1.0, risky=True)
+    parts.soften_auth(d, spf=0.12, dkim=0.15, dmarc=0.06)
+    parts.plain_or_html(d, 0.5)
+    parts.casual_greeting(d, 0.3, 0.5)
+    parts.add_disclaimer(d, 0.1)
 
 
 def plan_linked_lure(d: Draft) -> None:
