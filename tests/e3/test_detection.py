@@ -430,7 +430,8 @@ HEADER = "code_before,code_after,cwe_id,programming_language\n"
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("code_before,code_after,cwe_id\na,b,CWE-1\n", "lacks column(s) ['programming_language']"),
+        ("code_before,code_after,cwe_id\na,b,CWE-1\n",
+         "missing column(s) ['programming_language']"),
         (HEADER + "a,b,CWE-1,C\n,b,CWE-1,C\n", ":3: field 'code_before'"),
         (HEADER + "a,b,CWE-1,C,extra\n", ":2: more fields"),
         (HEADER + "a,b,SQLi,C\n", ":2: column 'cwe_id'"),

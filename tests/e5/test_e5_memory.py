@@ -51,10 +51,10 @@ def test_memory_persists_as_jsonl(tmp_path):
 def test_bad_memory_file_names_file_and_line(tmp_path):
     path = tmp_path / "attacks.jsonl"
     path.write_text('{"text": "ok"}\nnot json\n')
-    with pytest.raises(MemoryFileError, match=r"attacks.jsonl line 2: not JSON"):
+    with pytest.raises(MemoryFileError, match=r"attacks.jsonl:2: invalid JSON"):
         AttackMemory("ngram", path)
     path.write_text('{"text": 3}\n')
-    with pytest.raises(MemoryFileError, match="line 1: field 'text' must be a string"):
+    with pytest.raises(MemoryFileError, match=r"attacks.jsonl:1: field 'text' must be a string"):
         AttackMemory("ngram", path)
 
 

@@ -164,7 +164,7 @@ def test_jsonl_round_trip_and_errors(tmp_path):
     [conversation] = load_conversations("jsonl", str(path))
     assert conversation.to_dict()["turns"] == good["turns"] and conversation.source == "jsonl"
     bad_rows = [
-        ("{not json", "c.jsonl:1: not valid JSON"),
+        ("{not json", "c.jsonl:1: invalid JSON"),
         (json.dumps({**good, "kind": "jailbreak"}), "field 'kind' is 'jailbreak'"),
         (json.dumps({**good, "turns": []}), "has 0 turns"),
         (json.dumps({**good, "turns": [{"content": "x", "label": "evil"}]}), "turns[0].label"),

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 import mailbox
 import re
 import sys
@@ -33,6 +32,7 @@ from sv_env_phishing_detection.message import build_message, parse_message
 from sv_env_phishing_detection.normalize import normalize_text
 from sv_env_phishing_detection.records import LEGITIMATE, PHISHING, EmailRecord
 from sv_shared.hub_datasets import HubDatasetError, iter_rows, open_dataset
+from sv_shared.row_files import iter_json_objects
 
 ZEFANG_LIU_ID = "zefang-liu/phishing-email-dataset"
 EALVARADOB_ID = "ealvaradob/phishing-dataset"
@@ -244,22 +244,14 @@ def _jsonl_rows(path: Path, required: list[str]) -> Iterator[tuple[int, dict[str
     """``(line, object)`` for each non-blank line; every object must have ``required``."""
     if not path.is_file():
         raise EmailDatasetError(f"{path}: file not found")
-    with path.open("r", encoding="utf-8-sig", errors="replace") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise EmailDatasetError(f"{path.name}: line {line_no}: bad JSON: {exc}") from None
-            if not isinstance(row, dict):
-                raise EmailDatasetError(f"{path.name}: line {line_no}: expected a JSON object")
-            missing = [c for c in required if c not in row]
-            if missing:
-                raise EmailDatasetError(
-                    f"{path.name}: line {line_no}: missing column(s) {missing} (have {sorted(row)})"
-                )
-            yield line_no, row
+    rows = iter_json_objects(path, EmailDatasetError, encoding="utf-8-sig", errors="replace")
+    for line_no, row in rows:
+        missing = [c for c in required if c not in row]
+        if missing:
+            raise EmailDatasetError(
+                f"{path.name}: line {line_no}: missing column(s) {missing} (have {sorted(row)})"
+            )
+        yield line_no, row
 
 
 def load_jsonl_table(

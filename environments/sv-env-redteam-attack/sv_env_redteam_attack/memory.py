@@ -21,6 +21,7 @@ import numpy as np
 
 from sv_env_redteam_attack.embeddings import Embedder, cosine_rows, default_embedder
 from sv_env_redteam_attack.similarity import cosine, ngram_profile, norm
+from sv_shared.row_files import iter_json_objects
 
 Backend = Literal["auto", "ngram", "embedding"]
 
@@ -126,15 +127,8 @@ class AttackMemory:
 def read_jsonl(path: Path) -> list[RememberedAttack]:
     """Attacks from a memory file; a bad line raises :class:`MemoryFileError`."""
     attacks: list[RememberedAttack] = []
-    with path.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise MemoryFileError(f"{path.name} line {line_no}: not JSON ({exc.msg})") from None
-            if not isinstance(record, dict) or not isinstance(record.get("text"), str):
-                raise MemoryFileError(f"{path.name} line {line_no}: field 'text' must be a string")
-            attacks.append(RememberedAttack(record["text"], str(record.get("behavior_id", ""))))
+    for line_no, record in iter_json_objects(path, MemoryFileError):
+        if not isinstance(record.get("text"), str):
+            raise MemoryFileError(f"{path}:{line_no}: field 'text' must be a string")
+        attacks.append(RememberedAttack(record["text"], str(record.get("behavior_id", ""))))
     return attacks

@@ -8,6 +8,7 @@ from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 
 from sv_shared.behavior_layouts import BEHAVIOR_LAYOUTS, merge_columns
+from sv_shared.row_files import csv_dict_reader
 
 from .conversation import (
     BENIGN,
@@ -32,13 +33,7 @@ def _rows(
         raise ScriptDataError(f"{file}: file not found")
     try:
         with file.open(encoding="utf-8-sig", newline="") as handle:
-            reader = csv.DictReader(handle)
-            header = reader.fieldnames or []
-            missing = [column for column in required if column not in header]
-            if missing:
-                raise ScriptDataError(
-                    f"{file}: missing column(s) {missing}{hint}; the header has {header}"
-                )
+            reader = csv_dict_reader(handle, required, file, ScriptDataError, hint=hint)
             for row in reader:
                 yield f"{file}:{reader.line_num}", {k: (v or "") for k, v in row.items() if k}
     except UnicodeDecodeError as exc:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
+
+from sv_shared.row_files import iter_json_objects
 
 from .benchmark_csv import BEHAVIOR_LAYOUTS, load_behaviors_csv, load_harmbench_csv, load_xstest_csv
 from .conversation import (
@@ -47,17 +48,10 @@ def load_conversations_jsonl(path: str | Path, default_source: str = "jsonl") ->
     file = Path(path)
     if not file.is_file():
         raise ScriptDataError(f"{file}: file not found")
-    conversations = []
-    with file.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{file}:{number}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ScriptDataError(f"{where}: not valid JSON ({exc.msg})") from None
-            conversations.append(from_mapping(row, where, default_source))
+    conversations = [
+        from_mapping(row, f"{file}:{number}", default_source)
+        for number, row in iter_json_objects(file, ScriptDataError)
+    ]
     if not conversations:
         raise ScriptDataError(f"{file}: no conversations")
     check_unique_ids(conversations, str(file))
