@@ -26,6 +26,7 @@ import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -65,14 +66,16 @@ class Stages:
             self.env["OMP_NUM_THREADS"] = str(threads)
             self.env["SV_LOCAL_THREADS"] = str(threads)
 
-    def run(self, name: str, command: list[str]) -> str:
-        """Run `command`; returns the last line of its stdout (the result path)."""
+    def run(self, name: str, command: list[str], env: dict[str, str] | None = None) -> str:
+        """Run `command` (with `env` added to the stage environment); returns the last line of
+        its stdout (the result path)."""
         print(f"[{name}] {' '.join(command)}", file=sys.stderr, flush=True)
         start = time.perf_counter()
         with (self.out / f"{name}.log").open("w") as log:
             done = subprocess.run(
-                command, cwd=REPO, env=self.env, stdout=subprocess.PIPE, stderr=log, text=True
-            )
+                command, cwd=REPO, env={**self.env, **(env or {})}, stdout=subprocess.PIPE,
+                stderr=log, text=True,
+            )  # fmt: skip
         self.timings[name] = round(time.perf_counter() - start, 1)
         (self.out / f"{name}.out").write_text(done.stdout)
         if done.returncode != 0:
@@ -81,6 +84,19 @@ class Stages:
         lines = [line for line in done.stdout.strip().splitlines() if line.strip()]
         print(f"[{name}] done in {self.timings[name]:.0f} s", file=sys.stderr, flush=True)
         return lines[-1] if lines else ""
+
+    def run_all(self, commands: dict[str, list[str]], jobs: int, threads: int) -> float:
+        """Run the stage commands `jobs` at a time, each with `threads // jobs` threads (the
+        evals: a small model's llama.cpp threads scale poorly, so two one-thread servers get
+        through more items than one two-thread server). Returns the wall-clock seconds."""
+        per_job = max(1, threads // jobs)
+        env = {"SV_LOCAL_THREADS": str(per_job), "OMP_NUM_THREADS": str(per_job)}
+        start = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(self.run, name, cmd, env) for name, cmd in commands.items()]
+            for future in futures:
+                future.result()
+        return round(time.perf_counter() - start, 1)
 
 
 def run_dir(root: Path) -> Path:
@@ -150,6 +166,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--eval-backend", choices=["llama", "hf"], default="llama",
                         help="llama: GGUF exports in llama.cpp; hf: transformers")  # fmt: skip
+    parser.add_argument("--eval-jobs", type=int, default=None,
+                        help="evals at once, sharing threads (default: 1 per CPU)")  # fmt: skip
     parser.add_argument("--out", type=Path, default=None, help="default outputs/proof/<env>")
     parser.add_argument("--smoke", action="store_true", help="tiny stages: plumbing check")
     parser.add_argument("--set-sft", action="append", default=[], help="extra --set for SFT")
@@ -158,7 +176,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="reuse a finished SFT checkpoint (no SFT stage)")  # fmt: skip
     parser.add_argument("--rl-checkpoint", type=Path, default=None,
                         help="reuse a finished RL checkpoint (no RL stage)")  # fmt: skip
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.eval_jobs is not None and args.eval_jobs < 1:
+        parser.error(f"--eval-jobs {args.eval_jobs}: expected a whole number >= 1")
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -221,16 +242,22 @@ def main(argv: list[str] | None = None) -> int:
     }
     runs: dict[str, dict[str, str]] = {}
     tables: dict[str, str] = {}
+    evals: dict[str, list[str]] = {}
     for column, env_args in columns.items():
         count = n if column == "test" else real_n
         for label, model in models.items():
             root = out / "evals" / column / label
-            stages.run(f"eval-{column}-{label}", [
+            evals[f"eval-{column}-{label}"] = [
                 *sv, "eval", env, "--models", model, "-n", str(count), "--seed", "42",
                 "--max-tokens", str(MAX_TOKENS[env]), "--fresh", "--quiet", "--no-cache",
                 "--output-dir", str(root), *env_arg_flags(env_args),
-            ])  # fmt: skip
-            runs.setdefault(column, {})[label] = str(run_dir(root))
+            ]  # fmt: skip
+            runs.setdefault(column, {})[label] = str(root)
+    cpus = args.threads or len(os.sched_getaffinity(0))
+    jobs = max(1, min(args.eval_jobs or cpus, cpus, len(evals)))
+    stages.timings["evals_wall"] = stages.run_all(evals, jobs, cpus)
+    for column in columns:
+        runs[column] = {label: str(run_dir(Path(root))) for label, root in runs[column].items()}
         table_path = out / f"table-{column}.md"
         stages.run(f"compare-{column}", [
             sys.executable, "-m", "security_verifiers.training.compare",
@@ -240,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = {"env": env, "prompt_style": args.prompt_style, "smoke": args.smoke,
                "checkpoints": checkpoints, "eval_backend": args.eval_backend,
                "eval_models": models, "eval_runs": runs,
-               "timings_s": stages.timings, "n": n, "real_n": real_n,
+               "timings_s": stages.timings, "eval_jobs": jobs, "n": n, "real_n": real_n,
                "sft_reused": bool(args.sft_checkpoint),
                "rl_reused": bool(args.rl_checkpoint)}  # fmt: skip
     (out / "proof.json").write_text(json.dumps(summary, indent=2) + "\n")

@@ -88,8 +88,7 @@ _ADDRESSES = re.compile(
 def look_alike_key(row: dict[str, Any]) -> str:
     """What the model sees of an item, minus what never decides the label (E1: addresses,
     source port, timestamp and uid) — items with the same key look the same."""
-    text = str((row.get("prompt") or [{}])[-1].get("content", ""))
-    return _ADDRESSES.sub("", text)
+    return _ADDRESSES.sub("", _prompt_text(row))
 
 
 def abstention_thresholds(training_env: TrainingEnv) -> dict[str, float]:
@@ -108,26 +107,56 @@ def abstention_thresholds(training_env: TrainingEnv) -> dict[str, float]:
     return out
 
 
-def calibrate_rows(
-    rows: list[dict[str, Any]], training_env: TrainingEnv, cap: float, stats: Counter
-) -> list[dict[str, Any]]:
-    """Copies of `rows` with `_sv_label`/`_sv_confidence`: per look-alike group of the whole
-    training split, the gold label's frequency (capped), or Abstain below the threshold."""
+def _prompt_text(row: dict[str, Any]) -> str:
+    return str((row.get("prompt") or [{}])[-1].get("content", ""))
+
+
+def gold_probabilities(training_env: TrainingEnv, method: str) -> dict[str, dict[str, float]]:
+    """Per training row (by `row_key`), {label: chance it holds} for the item as the model
+    sees it: label frequency among look-alike items, or out-of-fold classifier probability."""
+    rows = training_env.rows
+    if method == "cross_fit":
+        from security_verifiers.training.cross_fit import out_of_fold_probabilities
+
+        texts = [_prompt_text(row) for row in rows]
+        labels = [str(row["answer"]) for row in rows]
+        probabilities = out_of_fold_probabilities(texts, labels)
+        return {row_key(row): p for row, p in zip(rows, probabilities, strict=True)}
     groups: dict[str, Counter] = {}
-    for row in training_env.rows:
+    for row in rows:
         groups.setdefault(look_alike_key(row), Counter())[str(row["answer"])] += 1
+    out = {}
+    for row in rows:
+        counts = groups[look_alike_key(row)]
+        total = sum(counts.values())
+        out[row_key(row)] = {label: n / total for label, n in counts.items()}
+    return out
+
+
+def calibrate_rows(
+    rows: list[dict[str, Any]],
+    training_env: TrainingEnv,
+    cap: float,
+    stats: Counter,
+    method: str = "look_alike",
+) -> list[dict[str, Any]]:
+    """Copies of `rows` with `_sv_label`/`_sv_confidence`: the chance the gold label holds
+    (`gold_probabilities`), capped, or Abstain where it is below the label's threshold."""
+    probabilities = gold_probabilities(training_env, method)
     thresholds = abstention_thresholds(training_env)
     out = []
     for row in rows:
-        counts = groups.get(look_alike_key(row)) or Counter({str(row["answer"]): 1})
         label = str(row["answer"])
-        p = counts[label] / sum(counts.values())
+        chances = probabilities.get(row_key(row)) or {label: 1.0}
+        p = chances.get(label, 0.0)
         if p < thresholds.get(label, 0.0):
             stats["calibrated_abstain"] += 1
-            majority = max(counts.values()) / sum(counts.values())
-            decision = {"_sv_label": ABSTAIN, "_sv_confidence": round(min(cap, majority), 2)}
+            decision = {
+                "_sv_label": ABSTAIN,
+                "_sv_confidence": round(min(cap, max(chances.values())), 2),
+            }
         else:
-            if p < 1.0:
+            if round(p, 2) < cap:
                 stats["calibrated_lowered"] += 1
             decision = {"_sv_label": label, "_sv_confidence": round(min(cap, p), 2)}
         out.append({**row, **decision})
@@ -230,7 +259,7 @@ def build_sft_examples(
             )
         if renderer is not None:
             gold_rows = (
-                calibrate_rows(rows, training_env, data.confidence, stats)
+                calibrate_rows(rows, training_env, data.confidence, stats, data.calibration)
                 if (data.calibrate)
                 else rows
             )

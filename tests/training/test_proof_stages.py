@@ -1,0 +1,38 @@
+"""The proof's stage runner: parallel evals share the threads, failures stop the proof."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from security_verifiers.training.proof import Stages, parse_args
+
+PRINT_THREADS = "import os; print(os.environ['SV_LOCAL_THREADS'], os.environ['OMP_NUM_THREADS'])"
+
+
+def test_run_all_splits_threads_between_jobs_and_records_each_stage(tmp_path: Path) -> None:
+    stages = Stages(tmp_path, threads=4)
+    commands = {f"eval-{i}": [sys.executable, "-c", PRINT_THREADS] for i in range(3)}
+    wall = stages.run_all(commands, jobs=2, threads=4)
+    assert wall >= 0
+    for name in commands:
+        assert (tmp_path / f"{name}.out").read_text().split() == ["2", "2"]
+        assert name in stages.timings
+
+
+def test_run_all_raises_on_a_failed_stage(tmp_path: Path) -> None:
+    stages = Stages(tmp_path, threads=2)
+    commands = {
+        "ok": [sys.executable, "-c", "print('fine')"],
+        "bad": [sys.executable, "-c", "import sys; sys.stderr.write('broken\\n'); sys.exit(3)"],
+    }
+    with pytest.raises(SystemExit, match=r"\[bad\] failed \(exit 3\)"):
+        stages.run_all(commands, jobs=2, threads=2)
+
+
+def test_eval_jobs_must_be_positive(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse_args(["--eval-jobs", "0"])
+    assert "--eval-jobs 0" in capsys.readouterr().err
