@@ -1,4 +1,5 @@
-"""The proof's stage runner: parallel evals share the threads, failures stop the proof."""
+"""The proof's stage runner (parallel evals share the threads, a failure stops the proof) and the
+trainer's memory release."""
 
 from __future__ import annotations
 
@@ -36,3 +37,18 @@ def test_eval_jobs_must_be_positive(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         parse_args(["--eval-jobs", "0"])
     assert "--eval-jobs 0" in capsys.readouterr().err
+
+
+def test_release_memory_callback_trims_every_n_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    from security_verifiers.training import sft
+    from security_verifiers.training.runtime import release_free_memory
+
+    assert isinstance(release_free_memory(), bool)  # glibc here; False elsewhere, never raises
+    calls: list[int] = []
+    monkeypatch.setattr(sft, "release_free_memory", lambda: calls.append(1) or True)
+    callback = sft.release_memory_callback(3)
+    for step in range(1, 10):
+        callback.on_step_end(None, SimpleNamespace(global_step=step), None)
+    assert len(calls) == 3  # steps 3, 6, 9

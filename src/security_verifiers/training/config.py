@@ -104,6 +104,10 @@ class SFTTrain(Strict):
     """Run the prompt prefix every row of a batch shares (chat template + system prompt) once
     per batch instead of once per row, and project only trained positions onto the vocabulary
     (training/prefix_sharing.py; same loss and gradients). Off: TRL's own loss."""
+    release_memory_every: int = Field(10, ge=0)
+    """On CPU, every this many steps hand the C heap's free pages back to the OS (glibc
+    `malloc_trim`): batches of changing length fragment the heap, and without it resident
+    memory only ever grows (E4 SFT: 8 GB by step 138 for ~1.2 GB live). 0: never."""
     seed: int = 42
 
 

@@ -30,7 +30,7 @@ from security_verifiers.training.batching import answer_label
 from security_verifiers.training.config import ExpertIteration, SFTRecipe, SFTTrain
 from security_verifiers.training.envs import TrainingEnv
 from security_verifiers.training.rewards import EnvScorer
-from security_verifiers.training.runtime import Runtime
+from security_verifiers.training.runtime import Runtime, release_free_memory
 
 Sampler = Callable[..., list[str]]
 """`sampler(prompt, k, *, temperature, max_tokens, seed) -> k answers`."""
@@ -252,6 +252,9 @@ def run_round(
         if losses:
             entry["loss"] = float(losses[-1])
         tokenizer.padding_side = "left"
+        del trainer
+    if runtime.device == "cpu":
+        release_free_memory()  # the round's export, sampling and SFT leave a fragmented heap
     entry["round_s"] = round(time.perf_counter() - started, 2)
     return entry
 

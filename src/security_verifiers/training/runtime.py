@@ -9,6 +9,9 @@ otherwise float32. Asking for bfloat16 on a CPU without it falls back to float32
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
+import functools
 import os
 import resource
 import sys
@@ -97,3 +100,20 @@ def peak_rss_mb() -> float:
     """This process's peak resident memory (getrusage maxrss) in MB."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+@functools.cache
+def _libc() -> Any:
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name) if name else None
+    except OSError:
+        return None
+    return libc if libc is not None and hasattr(libc, "malloc_trim") else None
+
+
+def release_free_memory() -> bool:
+    """Return the C heap's free pages to the OS (glibc `malloc_trim`); False where there is no
+    glibc (macOS, musl) or nothing was released."""
+    libc = _libc()
+    return bool(libc.malloc_trim(0)) if libc is not None else False

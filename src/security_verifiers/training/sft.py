@@ -21,7 +21,12 @@ from security_verifiers.training.config import LoraSettings, SFTRecipe
 from security_verifiers.training.envs import LoopThread, load_training_env, sigterm_as_interrupt
 from security_verifiers.training.model_cache import loadable
 from security_verifiers.training.rewards import EnvScorer
-from security_verifiers.training.runtime import Runtime, peak_rss_mb, setup_runtime
+from security_verifiers.training.runtime import (
+    Runtime,
+    peak_rss_mb,
+    release_free_memory,
+    setup_runtime,
+)
 from security_verifiers.training.sft_data import build_sft_examples
 
 
@@ -250,4 +255,18 @@ def build_sft_trainer(
         processing_class=tokenizer,
         peft_config=peft_config,
     )
+    if runtime.device == "cpu" and recipe.train.release_memory_every:
+        trainer.add_callback(release_memory_callback(recipe.train.release_memory_every))
     return tokenizer, trainer
+
+
+def release_memory_callback(every: int) -> Any:
+    """A trainer callback that returns the heap's free pages to the OS every `every` steps."""
+    from transformers import TrainerCallback
+
+    class ReleaseMemory(TrainerCallback):
+        def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+            if state.global_step % every == 0:
+                release_free_memory()
+
+    return ReleaseMemory()
