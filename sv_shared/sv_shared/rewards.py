@@ -156,6 +156,16 @@ class Payoffs:
         """Resolved payoff of an unparseable answer."""
         return self.worst_wrong_payoff if self.invalid is None else float(self.invalid)
 
+    def as_config(self) -> dict[str, Any]:
+        """Plain JSON for run metadata (`reward_config.payoffs`), the invalid payoff resolved;
+        `Payoffs(**payoffs.as_config())` rebuilds payoffs that score every answer the same."""
+        return {
+            "correct": self.correct,
+            "abstain": self.abstain,
+            "invalid": self.invalid_payoff,
+            "cost_matrix": {gold: dict(row) for gold, row in self.cost_matrix.items()},
+        }
+
 
 def reward_accuracy(predicted: str | None, gold: str) -> float:
     """1.0 iff ``predicted == gold``; abstentions and invalid answers (None) score 0."""

@@ -435,3 +435,14 @@ def test_overconfidence_only_loses_through_calibration() -> None:
     no_cal = RewardWeights(calibration=0.0)
     assert _mean_reward(overconfident, no_cal) == pytest.approx(_mean_reward(honest, no_cal))
     assert _mean_reward(overconfident) < _mean_reward(honest)
+
+
+def test_payoffs_as_config_is_json_and_rebuilds_the_same_payoffs() -> None:
+    payoffs = Payoffs(cost_matrix={"Malicious": {"Benign": 2.0}, "Benign": {"Malicious": 1.0}})
+    config = json.loads(json.dumps(payoffs.as_config()))
+    assert config["invalid"] == payoffs.invalid_payoff == -2.0  # None resolved
+    rebuilt = Payoffs(**config)
+    for gold in ("Malicious", "Benign"):
+        for predicted in ("Malicious", "Benign", "Other"):
+            assert rebuilt.cost(gold, predicted) == payoffs.cost(gold, predicted)
+    assert (rebuilt.correct, rebuilt.abstain, rebuilt.invalid_payoff) == (1.0, 0.0, -2.0)

@@ -127,12 +127,7 @@ def load_environment(
         structured_output_default=STRUCTURED_OUTPUT_DEFAULT,
         reward_config={
             "weights": weights.as_dict(),
-            "payoffs": {
-                "correct": payoffs.correct,
-                "abstain": payoffs.abstain,
-                "invalid": payoffs.invalid,
-                "cost_matrix": {g: dict(r) for g, r in payoffs.cost_matrix.items()},
-            },
+            "payoffs": payoffs.as_config(),
             "abstention_thresholds": {
                 label: abstention_threshold(payoffs, label, LABELS[:2]) for label in LABELS[:2]
             },

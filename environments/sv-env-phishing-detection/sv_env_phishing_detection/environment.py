@@ -156,12 +156,7 @@ def build_env(
         payoffs=payoffs,
         reward_config={
             "weights": weights.as_dict(),
-            "payoffs": {
-                "correct": payoffs.correct,
-                "abstain": payoffs.abstain,
-                "invalid": payoffs.invalid_payoff,
-                "cost_matrix": {g: dict(r) for g, r in payoffs.cost_matrix.items()},
-            },
+            "payoffs": payoffs.as_config(),
             "abstain_label": ABSTAIN,
         },
         metrics=functools.partial(summarize_rows, payoffs=payoffs),
