@@ -39,7 +39,7 @@ def test_eval_jobs_must_be_positive(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--eval-jobs 0" in capsys.readouterr().err
 
 
-def test_release_memory_callback_trims_every_n_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_memory_callback_trims_every_n_steps_and_logs_rss(monkeypatch: pytest.MonkeyPatch) -> None:
     from types import SimpleNamespace
 
     from security_verifiers.training import sft
@@ -48,7 +48,10 @@ def test_release_memory_callback_trims_every_n_steps(monkeypatch: pytest.MonkeyP
     assert isinstance(release_free_memory(), bool)  # glibc here; False elsewhere, never raises
     calls: list[int] = []
     monkeypatch.setattr(sft, "release_free_memory", lambda: calls.append(1) or True)
-    callback = sft.release_memory_callback(3)
+    callback = sft.memory_callback(3)
     for step in range(1, 10):
         callback.on_step_end(None, SimpleNamespace(global_step=step), None)
     assert len(calls) == 3  # steps 3, 6, 9
+    state = SimpleNamespace(log_history=[{"loss": 1.0, "step": 9}])
+    callback.on_log(None, state, None)
+    assert state.log_history[-1]["rss_mb"] > 0 and state.log_history[-1]["peak_rss_mb"] > 0

@@ -243,9 +243,9 @@ def main(argv: list[str] | None = None) -> int:
     runs: dict[str, dict[str, str]] = {}
     tables: dict[str, str] = {}
     evals: dict[str, list[str]] = {}
-    for column, env_args in columns.items():
-        count = n if column == "test" else real_n
-        for label, model in models.items():
+    for label, model in models.items():  # the base model's evals (its answers run to the
+        for column, env_args in columns.items():  # token limit) start first, in both lanes
+            count = n if column == "test" else real_n
             root = out / "evals" / column / label
             evals[f"eval-{column}-{label}"] = [
                 *sv, "eval", env, "--models", model, "-n", str(count), "--seed", "42",

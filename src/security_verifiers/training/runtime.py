@@ -102,6 +102,15 @@ def peak_rss_mb() -> float:
     return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
 
 
+def current_rss_mb() -> float | None:
+    """This process's resident memory now in MB (Linux /proc; None elsewhere)."""
+    try:
+        pages = int(open("/proc/self/statm").read().split()[1])  # noqa: SIM115
+    except (OSError, IndexError, ValueError):
+        return None
+    return pages * os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
+
+
 @functools.cache
 def _libc() -> Any:
     name = ctypes.util.find_library("c")

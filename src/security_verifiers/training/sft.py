@@ -23,6 +23,7 @@ from security_verifiers.training.model_cache import loadable
 from security_verifiers.training.rewards import EnvScorer
 from security_verifiers.training.runtime import (
     Runtime,
+    current_rss_mb,
     peak_rss_mb,
     release_free_memory,
     setup_runtime,
@@ -255,18 +256,27 @@ def build_sft_trainer(
         processing_class=tokenizer,
         peft_config=peft_config,
     )
-    if runtime.device == "cpu" and recipe.train.release_memory_every:
-        trainer.add_callback(release_memory_callback(recipe.train.release_memory_every))
+    release_every = recipe.train.release_memory_every if runtime.device == "cpu" else 0
+    trainer.add_callback(memory_callback(release_every))
     return tokenizer, trainer
 
 
-def release_memory_callback(every: int) -> Any:
-    """A trainer callback that returns the heap's free pages to the OS every `every` steps."""
+def memory_callback(release_every: int) -> Any:
+    """A trainer callback that logs resident memory (`rss_mb`, `peak_rss_mb`) with every log
+    entry and, every `release_every` steps (0: never), returns the heap's free pages to the
+    OS."""
     from transformers import TrainerCallback
 
-    class ReleaseMemory(TrainerCallback):
+    class Memory(TrainerCallback):
         def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
-            if state.global_step % every == 0:
+            if release_every and state.global_step % release_every == 0:
                 release_free_memory()
 
-    return ReleaseMemory()
+        def on_log(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+            rss = current_rss_mb()
+            if state.log_history and rss is not None:
+                state.log_history[-1].update(
+                    rss_mb=round(rss, 1), peak_rss_mb=round(peak_rss_mb(), 1)
+                )
+
+    return Memory()
