@@ -11,6 +11,9 @@ stand-ins of `sv_shared.vf_compat` under 0.4 — and wraps what it built:
   every component is a v1 metric (`decision`, `calibration`, ... — the names `sv eval` logs);
 * a scripted opponent (E5's target model, E6's scripted user) drives the conversation in
   `SecurityVerifiersEnv.run`, calling the environment's own `env_response`.
+* an environment loaded with tools (E2/E3/E4 `include_tools=True`) serves them per rollout as
+  a v1 MCP `Toolset` (`security_verifiers_v1.toolset`): the classic tool functions, their
+  hidden episode argument filled from the rollout's task (`model_tools`).
 
 Only `verifiers.v1` is needed, imported on first use, so this module imports in any venv.
 The v1 plugin module that `--env.taskset.id security-verifiers-v1` resolves to is
@@ -22,6 +25,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import typing
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from importlib.metadata import entry_points
@@ -35,6 +39,7 @@ __all__ = [
     "find_spec",
     "load_classic",
     "load_taskset",
+    "model_tools",
     "reward_components",
     "score_completion",
     "v1_available",
@@ -71,6 +76,9 @@ def _args_key(env_args: Mapping[str, Any]) -> str:
 
 
 _CLASSIC: dict[tuple[str, str], Any] = {}
+#: The v1 plugin module (`--env.taskset.id security-verifiers-v1`), which exports every class
+#: `classes()` builds.
+PLUGIN_MODULE = "security_verifiers_v1"
 
 
 def load_classic(name: str, env_args: Mapping[str, Any] | None = None) -> Any:
@@ -93,6 +101,45 @@ def _is_project_class(klass: type) -> bool:
 def scripted_opponent(env: Any) -> bool:
     """Whether the environment answers each turn itself (E5's target, E6's script)."""
     return any("env_response" in vars(k) for k in type(env).__mro__ if _is_project_class(k))
+
+
+def episode_of(env: Any, info: Mapping[str, Any]) -> dict[str, Any]:
+    """What the environment's tools receive as their hidden episode argument for the row
+    whose `info` this is (`EpisodeToolEnv.episode_keys`; empty for tools without one)."""
+    return {key: info[key] for key in getattr(env, "episode_keys", ()) or ()}
+
+
+def model_tools(env: Any, episode: Callable[[], Mapping[str, Any]]) -> list[Callable[..., Any]]:
+    """The environment's tools as the model sees them: each function's hidden episode argument
+    (`env.episode_arg`) is dropped from its signature and filled from `episode()` on every
+    call, so a tool server advertises exactly the classic tool schema. Annotations are
+    resolved in the tool's own module (schema builders then need no foreign globals)."""
+    hidden = getattr(env, "episode_arg", None) if getattr(env, "episode_keys", None) else None
+    out = []
+    for tool in getattr(env, "tools", None) or []:
+        hints = typing.get_type_hints(tool)
+        signature = inspect.signature(tool)
+        params = [
+            p.replace(annotation=hints.get(name, p.annotation))
+            for name, p in signature.parameters.items()
+            if name != hidden
+        ]
+
+        def call(*args: Any, _tool: Callable[..., Any] = tool, **kwargs: Any) -> Any:
+            extra = {hidden: dict(episode())} if hidden else {}
+            return _tool(*args, **kwargs, **extra)
+
+        call.__name__ = call.__qualname__ = tool.__name__
+        call.__doc__ = tool.__doc__
+        call.__module__ = tool.__module__
+        call.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=params, return_annotation=hints.get("return", signature.return_annotation)
+        )
+        call.__annotations__ = {
+            p.name: p.annotation for p in params if p.annotation is not inspect.Parameter.empty
+        } | ({"return": hints["return"]} if "return" in hints else {})
+        out.append(call)
+    return out
 
 
 def reward_components(env: Any) -> list[tuple[Callable[..., Any], float]]:
@@ -212,8 +259,25 @@ def classes() -> Any:
         answer: str = ""
         info: dict[str, Any] = Field(default_factory=dict)
 
-    class SecurityVerifiersTask(v1.Task[SecurityVerifiersTaskData]):
+    from security_verifiers_v1.toolset import (
+        SecurityVerifiersToolset,
+        SecurityVerifiersToolsetConfig,
+    )
+
+    class SecurityVerifiersTaskConfig(v1.TaskConfig):
+        tools: SecurityVerifiersToolsetConfig | None = None
+        """The environment's tool server (set by the taskset for environments loaded with
+        tools, e.g. `include_tools=True`); None: no tools."""
+
+    class SecurityVerifiersTask(
+        v1.Task[SecurityVerifiersTaskData, v1.State, SecurityVerifiersTaskConfig]
+    ):
         """One environment row; scored by the environment's own rubric."""
+
+        @classmethod
+        def toolsets(cls, config: SecurityVerifiersTaskConfig) -> list[Any]:
+            """The environment's classic tools, served per rollout over MCP."""
+            return [SecurityVerifiersToolset(config.tools)] if config.tools else []
 
         @property
         def key(self) -> str:
@@ -250,6 +314,7 @@ def classes() -> Any:
         """Which environment: `e1`..`e6` or its id (`sv-env-network-logs`)."""
         env_args: dict[str, Any] = Field(default_factory=dict)
         """`load_environment` arguments, e.g. `{"max_examples": 64, "seed": 42}`."""
+        task: SecurityVerifiersTaskConfig = SecurityVerifiersTaskConfig()
 
     class SecurityVerifiersTaskset(
         v1.Taskset[SecurityVerifiersTask, SecurityVerifiersTasksetConfig]
@@ -260,12 +325,13 @@ def classes() -> Any:
             super().__init__(config)
             self.spec = find_spec(config.env)
             self.classic = load_classic(config.env, config.env_args)
-            if getattr(self.classic, "tools", None):
-                raise NotImplementedError(
-                    f"{self.spec.env_id} with tools: classic in-process tools have no v1 "
-                    "Toolset yet; load it without include_tools (docs/verifiers-v1.md)"
-                )
             self.scripted = scripted_opponent(self.classic)
+            self.task_config = config.task
+            if getattr(self.classic, "tools", None) and config.task.tools is None:
+                tools = SecurityVerifiersToolsetConfig(
+                    env=self.spec.key, env_args=dict(config.env_args)
+                )
+                self.task_config = config.task.model_copy(update={"tools": tools})
 
         def load(self):
             system_prompt = getattr(self.classic, "system_prompt", None)
@@ -282,7 +348,7 @@ def classes() -> Any:
                         answer=str(row.get("answer") or ""),
                         info=info,
                     ),
-                    self.config.task,
+                    self.task_config,
                 )
 
     class SecurityVerifiersEnvConfig(v1.EnvConfig):
@@ -302,8 +368,9 @@ def classes() -> Any:
     class SecurityVerifiersHarness(NullHarness):
         """The default harness: verifiers' tool-less chat loop (`null`)."""
 
-    return types.SimpleNamespace(
+    built = types.SimpleNamespace(
         TaskData=SecurityVerifiersTaskData,
+        TaskConfig=SecurityVerifiersTaskConfig,
         Task=SecurityVerifiersTask,
         TasksetConfig=SecurityVerifiersTasksetConfig,
         Taskset=SecurityVerifiersTaskset,
@@ -311,6 +378,10 @@ def classes() -> Any:
         Env=SecurityVerifiersEnv,
         Harness=SecurityVerifiersHarness,
     )
+    for klass in vars(built).values():  # tool servers import the task data class by its
+        klass.__module__ = PLUGIN_MODULE  # `module:qualname`; the plugin module exports it
+        klass.__qualname__ = klass.__name__
+    return built
 
 
 async def play_scripted(classic: Any, task: Any, agent: Any) -> None:

@@ -40,3 +40,37 @@ def test_expert_iteration_writes_a_complete_checkpoint(tiny_model_dir: Path, tmp
     assert all(e["samples"] == 6 and 0 <= e["kept"] <= 6 for e in history)
     datasets = json.loads((root / "datasets.json").read_text())
     assert datasets["e1"]["prompt_style"] == "compact"
+
+
+def test_expert_iteration_accumulates_micro_batches(
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """`expert_iteration.grad_accum` reaches each round's SFT trainer: every optimizer step
+    trains on batch_size x grad_accum kept answers."""
+    from security_verifiers.training import sft
+    from security_verifiers.training.rl import run_rl
+
+    seen: list[tuple[int, int]] = []
+    original = sft.build_sft_trainer
+
+    def recording(recipe, *args, **kwargs):
+        tokenizer, trainer = original(recipe, *args, **kwargs)
+        seen.append((trainer.args.per_device_train_batch_size,
+                     trainer.args.gradient_accumulation_steps))  # fmt: skip
+        return tokenizer, trainer
+
+    monkeypatch.setattr(sft, "build_sft_trainer", recording)
+    path = tmp_path / "ei.yaml"
+    path.write_text(yaml.safe_dump({
+        "model": str(tiny_model_dir), "output_root": str(tmp_path / "ckpt"),
+        "algorithm": "expert_iteration", "dtype": "float32", "threads": 1,
+        "envs": {"e1": {"env_args": {"split": "train", "prompt_style": "compact"},
+                        "max_examples": 8}},
+        "stages": [{"envs": ["e1"], "steps": 1}],
+        "expert_iteration": {"k": 3, "prompts": 2, "max_completion_length": 6, "sft_steps": 1,
+                             "batch_size": 2, "grad_accum": 2, "min_reward": -10.0,
+                             "keep": "best"},
+        "lora": {"r": 4, "alpha": 8}, "save_merged": False,
+    }))  # fmt: skip
+    run_rl(load_recipe(path, RLRecipe), QUIET, source=path)
+    assert seen == [(2, 2)]

@@ -234,8 +234,3 @@ def test_v1_plugin_resolves_taskset_env_and_harness() -> None:
         id="security-verifiers-v1", env="sv-env-network-logs", env_args={"max_examples": 2}
     )
     assert len(list(plugin.SecurityVerifiersTaskset(config))) == 2
-
-
-def test_tool_mode_is_refused_with_a_reason() -> None:
-    with pytest.raises(NotImplementedError, match="Toolset"):
-        load_taskset("e4", max_examples=2, include_tools=True)

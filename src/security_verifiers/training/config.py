@@ -201,6 +201,9 @@ class ExpertIteration(Strict):
     temperature: float = Field(1.0, gt=0)
     max_completion_length: int = Field(48, ge=4)
     batch_size: int = Field(4, ge=1)
+    grad_accum: int = Field(1, ge=1)
+    """Micro-batches per optimizer step: each step trains on batch_size x grad_accum answers,
+    while activation memory follows batch_size alone."""
     learning_rate: float = Field(1e-4, gt=0)
     sft_steps: int = Field(4, ge=1)
     label_balanced: bool = True

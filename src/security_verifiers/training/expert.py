@@ -229,6 +229,7 @@ def run_round(
                 max_steps=settings.sft_steps,
                 learning_rate=settings.learning_rate,
                 batch_size=min(settings.batch_size, len(kept)),
+                grad_accum=settings.grad_accum,
                 max_length=settings.max_length,
                 warmup_ratio=0.0,
                 logging_steps=1,
