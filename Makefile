@@ -53,8 +53,10 @@ sandbox-tools:
 		else echo "E3 needs bubblewrap: sudo apt-get install bubblewrap" >&2; exit 1; fi; }
 	@command -v setpriv >/dev/null || { echo "E3 needs setpriv (util-linux)" >&2; exit 1; }
 
+# the main suite, then the v1 smoke tests under verifiers 0.4 in their own small venv
 test:
 	$(PY) -m pytest -q -m "not slow"
+	$(MAKE) test-v1
 
 # Every environment's default dataset under outputs/datasets/<env>/<date>/ (validated, split).
 data:

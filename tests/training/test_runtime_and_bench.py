@@ -55,6 +55,9 @@ def test_trainer_args_follow_the_recipe_dtype(tmp_path: Path, monkeypatch) -> No
     assert sft.activation_checkpointing is False
     epochs = SFTRecipe.model_validate({"train": {"epochs": 2, "batch_size": 8}})
     assert sft_args(epochs, fp32, tmp_path, 100).max_steps == 25
+    assert sft.pad_to_multiple_of is None
+    padded = SFTRecipe.model_validate({"train": {"pad_to_multiple_of": 64}})
+    assert sft_args(padded, fp32, tmp_path, 100).pad_to_multiple_of == 64
 
 
 def test_expert_iteration_keeps_above_mean_or_best() -> None:

@@ -230,6 +230,7 @@ def run_round(
                 learning_rate=settings.learning_rate,
                 batch_size=min(settings.batch_size, len(kept)),
                 grad_accum=settings.grad_accum,
+                pad_to_multiple_of=settings.pad_to_multiple_of,
                 max_length=settings.max_length,
                 warmup_ratio=0.0,
                 logging_steps=1,

@@ -199,6 +199,7 @@ def sft_args(recipe: SFTRecipe, runtime: Runtime, output_dir: Path, n_examples: 
         activation_checkpointing=train.activation_checkpointing,
         train_sampling_strategy=sampling_strategy(train),
         packing=train.packing,
+        pad_to_multiple_of=train.pad_to_multiple_of,
         seed=train.seed,
         data_seed=train.seed,
         report_to="none",
