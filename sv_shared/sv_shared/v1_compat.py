@@ -36,6 +36,7 @@ from sv_shared.spec import ENTRY_POINT_GROUP, EnvSpec
 __all__ = [
     "classes",
     "completion_of",
+    "episode_of",
     "find_spec",
     "load_classic",
     "load_taskset",
