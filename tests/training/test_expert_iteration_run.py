@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -16,21 +17,30 @@ pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning")
 QUIET = Console(file=open("/dev/null", "w"))  # noqa: SIM115
 
 
-def test_expert_iteration_writes_a_complete_checkpoint(tiny_model_dir: Path, tmp_path: Path):
+def run_tiny_expert_iteration(
+    model_dir: Path, tmp_path: Path, rounds: int, **settings: Any
+) -> Path:
+    """Expert iteration on E1's compact train prompts with the tiny model; returns the
+    checkpoint. `settings` override the `expert_iteration` block."""
     from security_verifiers.training.rl import run_rl
 
     path = tmp_path / "ei.yaml"
     path.write_text(yaml.safe_dump({
-        "model": str(tiny_model_dir), "output_root": str(tmp_path / "ckpt"),
+        "model": str(model_dir), "output_root": str(tmp_path / "ckpt"),
         "algorithm": "expert_iteration", "dtype": "float32", "threads": 1,
         "envs": {"e1": {"env_args": {"split": "train", "prompt_style": "compact"},
                         "max_examples": 8}},
-        "stages": [{"envs": ["e1"], "steps": 2}],
+        "stages": [{"envs": ["e1"], "steps": rounds}],
         "expert_iteration": {"k": 3, "prompts": 2, "max_completion_length": 6,
-                             "sft_steps": 1, "batch_size": 2, "min_reward": -10.0},
+                             "sft_steps": 1, "batch_size": 2, "min_reward": -10.0,
+                             **settings},
         "lora": {"r": 4, "alpha": 8}, "save_merged": False,
     }))  # fmt: skip
-    root = run_rl(load_recipe(path, RLRecipe), QUIET, source=path)
+    return run_rl(load_recipe(path, RLRecipe), QUIET, source=path)
+
+
+def test_expert_iteration_writes_a_complete_checkpoint(tiny_model_dir: Path, tmp_path: Path):
+    root = run_tiny_expert_iteration(tiny_model_dir, tmp_path, rounds=2)
     meta = json.loads((root / CHECKPOINT_MARKER).read_text())
     assert meta["status"] == "complete" and meta["algorithm"] == "expert_iteration"
     assert meta["runtime"]["dtype"] == "float32" and meta["runtime"]["threads"] == 1
@@ -48,7 +58,6 @@ def test_expert_iteration_accumulates_micro_batches(
     """`expert_iteration.grad_accum` reaches each round's SFT trainer: every optimizer step
     trains on batch_size x grad_accum kept answers."""
     from security_verifiers.training import sft
-    from security_verifiers.training.rl import run_rl
 
     seen: list[tuple[int, int]] = []
     original = sft.build_sft_trainer
@@ -60,17 +69,5 @@ def test_expert_iteration_accumulates_micro_batches(
         return tokenizer, trainer
 
     monkeypatch.setattr(sft, "build_sft_trainer", recording)
-    path = tmp_path / "ei.yaml"
-    path.write_text(yaml.safe_dump({
-        "model": str(tiny_model_dir), "output_root": str(tmp_path / "ckpt"),
-        "algorithm": "expert_iteration", "dtype": "float32", "threads": 1,
-        "envs": {"e1": {"env_args": {"split": "train", "prompt_style": "compact"},
-                        "max_examples": 8}},
-        "stages": [{"envs": ["e1"], "steps": 1}],
-        "expert_iteration": {"k": 3, "prompts": 2, "max_completion_length": 6, "sft_steps": 1,
-                             "batch_size": 2, "grad_accum": 2, "min_reward": -10.0,
-                             "keep": "best"},
-        "lora": {"r": 4, "alpha": 8}, "save_merged": False,
-    }))  # fmt: skip
-    run_rl(load_recipe(path, RLRecipe), QUIET, source=path)
+    run_tiny_expert_iteration(tiny_model_dir, tmp_path, rounds=1, grad_accum=2, keep="best")
     assert seen == [(2, 2)]
