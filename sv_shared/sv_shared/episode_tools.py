@@ -7,7 +7,7 @@ call, so tools stay pure functions of their inputs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sv_shared.vf_compat import vf
@@ -29,9 +29,13 @@ class EpisodeToolEnv(vf.StatefulToolEnv):
         for tool in tools:
             self.add_tool(tool, args_to_skip=[episode_arg])
 
+    def episode(self, info: Mapping[str, Any]) -> dict[str, Any]:
+        """The hidden argument the tools receive for the row whose `info` this is."""
+        return {key: info[key] for key in self.episode_keys}
+
     def update_tool_args(
         self, tool_name: str, tool_args: dict, messages: Any, state: Any, **kwargs: Any
     ) -> dict:
-        episode = {key: state["info"][key] for key in self.episode_keys}
+        episode = self.episode(state["info"])
         kept = {k: v for k, v in tool_args.items() if k != self.episode_arg}
         return {**kept, self.episode_arg: episode}

@@ -106,8 +106,9 @@ def scripted_opponent(env: Any) -> bool:
 
 def episode_of(env: Any, info: Mapping[str, Any]) -> dict[str, Any]:
     """What the environment's tools receive as their hidden episode argument for the row
-    whose `info` this is (`EpisodeToolEnv.episode_keys`; empty for tools without one)."""
-    return {key: info[key] for key in getattr(env, "episode_keys", ()) or ()}
+    whose `info` this is (`EpisodeToolEnv.episode`; empty for tools without one)."""
+    episode = getattr(env, "episode", None)
+    return episode(info) if callable(episode) else {}
 
 
 def model_tools(env: Any, episode: Callable[[], Mapping[str, Any]]) -> list[Callable[..., Any]]:
