@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -71,3 +72,57 @@ def test_expert_iteration_accumulates_micro_batches(
     monkeypatch.setattr(sft, "build_sft_trainer", recording)
     run_tiny_expert_iteration(tiny_model_dir, tmp_path, rounds=1, grad_accum=2, keep="best")
     assert seen == [(2, 2)]
+
+
+def group_answer(label: str) -> str:
+    return json.dumps({"label": label, "confidence": 0.9, "rationale": "r"})
+
+
+def test_a_round_trains_on_kept_answers_with_group_confidences(
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Every group is 3 x Malicious + 1 x Benign at confidence 0.9; whichever is right is kept
+    and trains saying 0.75 (Malicious) or 0.5 (Benign, 1/4 clipped), never 0.9."""
+    from security_verifiers.training import expert, sft
+
+    group = [group_answer("Malicious")] * 3 + [group_answer("Benign")]
+
+    @contextmanager
+    def fixed_sampler(*args, **kwargs):
+        yield lambda prompt, k, **kw: list(group)
+
+    trained: list[list[dict]] = []
+    original = sft.build_sft_trainer
+
+    def recording(recipe, ref, examples, *args, **kwargs):
+        trained.append(list(examples))
+        return original(recipe, ref, examples, *args, **kwargs)
+
+    monkeypatch.setattr(expert, "_sampler", fixed_sampler)
+    monkeypatch.setattr(sft, "build_sft_trainer", recording)
+    root = run_tiny_expert_iteration(tiny_model_dir, tmp_path, rounds=1, k=4, prompts=3,
+                                     confidence="group", min_reward=0.0)  # fmt: skip
+    (kept,) = trained
+    assert kept
+    for item in kept:
+        stated = json.loads(item["completion"][-1]["content"])
+        assert stated["label"] == item["gold"]
+        assert stated["confidence"] == {"Malicious": 0.75, "Benign": 0.5}[item["gold"]]
+    (entry,) = json.loads((root / "metrics.json").read_text())["log_history"]
+    assert entry["kept_confidence"] < 0.9
+
+
+def test_sampled_confidence_is_the_default(
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from security_verifiers.training import expert
+
+    @contextmanager
+    def fixed_sampler(*args, **kwargs):
+        yield lambda prompt, k, **kw: [group_answer("Malicious")] * 3 + [group_answer("Benign")]
+
+    monkeypatch.setattr(expert, "_sampler", fixed_sampler)
+    root = run_tiny_expert_iteration(tiny_model_dir, tmp_path, rounds=1, k=4, prompts=3,
+                                     min_reward=0.0)  # fmt: skip
+    (entry,) = json.loads((root / "metrics.json").read_text())["log_history"]
+    assert entry["kept_confidence"] == 0.9

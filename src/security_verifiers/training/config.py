@@ -213,12 +213,21 @@ class ExpertIteration(Strict):
     """As `train.pad_to_multiple_of`, for each round's SFT steps."""
     learning_rate: float = Field(1e-4, gt=0)
     sft_steps: int = Field(4, ge=1)
+    """Optimizer steps on each round's kept samples."""
     label_balanced: bool = True
     """Each round's SFT steps read the kept answers interleaved by the gold label of their
     prompt, in equal shares (a round trains on a few batches of what it kept, which need not
     hold both labels). Without it E4's expert iteration drifted to Legitimate: recall 0.76 ->
     0.46 in 8 rounds (issue 21 note). Off: length-grouped batches."""
-    """Optimizer steps on each round's kept samples."""
+    confidence: Literal["sampled", "group"] = "sampled"
+    """sampled: a kept answer trains with the confidence it was sampled with; group: with the
+    share of its group's k answers that gave the same label, clipped to [0.5,
+    confidence_cap]: the policy's own rate of giving that label to this prompt, which is the
+    confidence with the best expected calibration score when the label is right. A sampled
+    confidence is whatever the SFT data taught (E4: always 0.9) and rarely varies, so
+    without this the calibration reward has nothing to select among."""
+    confidence_cap: float = Field(0.95, gt=0.5, le=1.0)
+    """The highest confidence `confidence: group` writes."""
     max_length: int = Field(512, ge=16)
     seed: int = 42
 

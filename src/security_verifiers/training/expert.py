@@ -4,7 +4,10 @@ Each round: take `prompts` training prompts, sample `k` answers per prompt from 
 policy, score every answer with the environment's own reward (the replay scorer GRPO uses too),
 keep the answers that beat their group's mean (or each group's best), and run `sft_steps` SFT
 steps on the kept answers. Cheaper per update than GRPO on CPU (no reference log-probs) and
-never trains on an answer the reward did not prefer.
+never trains on an answer the reward did not prefer. With `confidence: group` a kept answer
+states the share of its group that gave its label instead of its sampled confidence: a
+per-answer calibration score cannot teach the policy how often it is right, a group of k
+answers to the same prompt can.
 
 Samplers (`expert_iteration.sampler`): `llama` (`auto` picks it for SmolLM2 policies) exports
 the policy (LoRA merged into a copy) to GGUF at the start of each round and samples in-process
@@ -140,6 +143,47 @@ def select(rewards: Sequence[float], keep: str, min_reward: float) -> list[int]:
     return [i for i in chosen if rewards[i] >= min_reward]
 
 
+def answer_object(text: str) -> dict[str, Any] | None:
+    """The JSON object an answer consists of (E1/E4 style), or None."""
+    try:
+        answer = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return answer if isinstance(answer, dict) else None
+
+
+def group_confidences(texts: Sequence[str], cap: float) -> list[float | None]:
+    """Per answer, the share of the group's answers that gave the same label, clipped to
+    [0.5, cap] and rounded to 2 decimals; None where an answer has no label. Unparsed
+    answers count in the group's size."""
+    labels = [(answer_object(text) or {}).get("label") for text in texts]
+    counts = Counter(str(label) for label in labels if label is not None)
+    return [
+        None if label is None else round(min(cap, max(0.5, counts[str(label)] / len(texts))), 2)
+        for label in labels
+    ]
+
+
+def with_confidence(text: str, confidence: float) -> str:
+    """The answer with its `confidence` field set (unchanged if it is not a JSON object with
+    that field)."""
+    answer = answer_object(text)
+    if answer is None or "confidence" not in answer:
+        return text
+    answer["confidence"] = confidence
+    return json.dumps(answer, ensure_ascii=False)
+
+
+def mean_confidence(kept: Sequence[dict[str, Any]]) -> float | None:
+    """The mean `confidence` of the kept answers that state a numeric one."""
+    values = []
+    for item in kept:
+        value = (answer_object(item["completion"][-1]["content"]) or {}).get("confidence")
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            values.append(float(value))
+    return round(sum(values) / len(values), 4) if values else None
+
+
 def resolve_sampler(model: Any, sampler: str) -> str:
     """`llama` or `transformers`: `auto` is llama when the policy can be exported to GGUF."""
     if sampler == "transformers":
@@ -200,7 +244,13 @@ def run_round(
             scores = scorers[env_key].score([full] * len(texts), texts)
             rewards = [s["reward"] for s in scores]
             all_rewards += rewards
-            for j in select(rewards, settings.keep, settings.min_reward):
+            chosen = select(rewards, settings.keep, settings.min_reward)
+            if settings.confidence == "group" and chosen:
+                shares = group_confidences(texts, settings.confidence_cap)
+                for j in chosen:
+                    if shares[j] is not None:
+                        texts[j] = with_confidence(texts[j], shares[j])
+            for j in chosen:
                 kept.append(
                     {
                         "prompt": list(full["prompt"]),
@@ -216,6 +266,7 @@ def run_round(
         "kept": len(kept),
         "kept_labels": dict(Counter(answer_label(item) or "unparsed" for item in kept)),
         "kept_gold": dict(Counter(str(item["gold"]) for item in kept)),
+        "kept_confidence": mean_confidence(kept),
         "sampler": settings.sampler,
         "export_s": round(export_s, 2),
         "sample_s": round(sample_s, 2),
