@@ -19,10 +19,10 @@ export HF_DATASETS_OFFLINE ?= 1
 export HF_HUB_OFFLINE ?= 1
 
 # probes PROBE_ARGS="e3 -n 8": reward-hacking probe suites (fails when a known hack pays)
-.PHONY: data probes help setup sandbox-tools test test-all test-env test-v1 lint format check eval-e1 eval-e2 eval-e3 eval-e4 eval-e5 eval-e6 tournament report scoreboard gate-golden golden bench sim2real clean
+.PHONY: data probes help setup sandbox-tools test test-all test-env test-v1 v1-live lint format check eval-e1 eval-e2 eval-e3 eval-e4 eval-e5 eval-e6 tournament report scoreboard gate-golden golden bench sim2real clean
 
 help:
-	@echo "make setup | test | test-all | test-v1 | lint | format | check | test-env E=<name> | eval-e1 | eval-e2 | eval-e3 | eval-e4 | eval-e5 | eval-e6 | tournament | report | scoreboard | golden | probes | bench | sim2real | clean"
+	@echo "make setup | test | test-all | test-v1 | v1-live | lint | format | check | test-env E=<name> | eval-e1 | eval-e2 | eval-e3 | eval-e4 | eval-e5 | eval-e6 | tournament | report | scoreboard | golden | probes | bench | sim2real | clean"
 
 # every environment package: each registers its EnvSpec (security_verifiers.environments)
 ENV_PACKAGES := $(sort $(wildcard environments/sv-env-*))
@@ -75,15 +75,29 @@ test-all:
 V1_VENV ?= .venv-v1
 V1_VERIFIERS ?= 0.4.0
 V1_PYTEST ?= 8.4.2
+V1_UV ?= 0.13.9
 $(V1_VENV)/.sv-installed: sv_shared/pyproject.toml $(addsuffix /pyproject.toml,$(ENV_PACKAGES))
 	test -x $(V1_VENV)/bin/python || $(PYTHON) -m venv $(V1_VENV)
-	$(V1_VENV)/bin/pip install --quiet "verifiers==$(V1_VERIFIERS)" "pytest==$(V1_PYTEST)"
+	$(V1_VENV)/bin/pip install --quiet "verifiers==$(V1_VERIFIERS)" "pytest==$(V1_PYTEST)" "uv==$(V1_UV)"
 	$(V1_VENV)/bin/pip install --quiet --config-settings editable_mode=compat \
 		-e ./sv_shared $(foreach env,$(ENV_PACKAGES),-e ./$(env)) "verifiers==$(V1_VERIFIERS)"
 	touch $@
 
 test-v1: $(V1_VENV)/.sv-installed
 	$(V1_VENV)/bin/python -m pytest -q -p no:cacheprovider --confcutdir tests/v1 tests/v1
+	$(PY) -m security_verifiers.v1_live --env e4 --tools -n 8
+
+# Live v1 runs: each environment's built-in model served on 127.0.0.1, evaluated by classic
+# `sv eval` and by verifiers 0.4's vf-eval (chat harness, subprocess runtime); every item's
+# reward and components must agree (E4 also in tool mode, E5 against a served target).
+v1-live: $(V1_VENV)/.sv-installed
+	$(PY) -m security_verifiers.v1_live --env e1 --policy always-abstain -n $(or $(N),4)
+	$(PY) -m security_verifiers.v1_live --env e2 --policy report-nothing -n $(or $(N),4)
+	$(PY) -m security_verifiers.v1_live --env e3 --policy reference-fix -n $(or $(N),4)
+	$(PY) -m security_verifiers.v1_live --env e4 --policy heuristic -n $(or $(N),4)
+	$(PY) -m security_verifiers.v1_live --env e4 --policy heuristic --tools -n $(or $(N),8)
+	$(PY) -m security_verifiers.v1_live --env e5 --policy roleplay-wrapper -n $(or $(N),4)
+	$(PY) -m security_verifiers.v1_live --env e6 --policy guarded -n $(or $(N),4)
 
 test-env:
 	key=$$($(BIN)/sv envs --key "$(E)") && $(PY) -m pytest -q tests/$$key

@@ -1,7 +1,8 @@
 """A real OpenAI-compatible HTTP server on 127.0.0.1 that answers with a built-in policy.
 
 Used by the tests and `make bench` (with a simulated latency and optional injected failures),
-and by users who want to point another tool (vf-eval, a notebook) at a baseline.
+and by users who want to point another tool (vf-eval, a notebook) at a baseline. Answers
+`stream: true` requests as server-sent events (verifiers v1 streams every model call).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from security_verifiers.models.openai_protocol import (
     ChatPolicy,
     ChatRequest,
     chat_completion,
+    completion_chunks,
     error_body,
     model_list,
 )
@@ -56,7 +58,7 @@ class PolicyServer:
     async def _models(self, request: web.Request) -> web.Response:
         return web.json_response(model_list([self.model_id]))
 
-    async def _chat(self, request: web.Request) -> web.Response:
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
         self.stats.requests += 1
         try:
             body = await request.json()
@@ -72,7 +74,18 @@ class PolicyServer:
         if self.latency_s > 0:
             await asyncio.sleep(self.latency_s)
         chat = ChatRequest.from_body(body)
-        return web.json_response(chat_completion(chat, self.policy(chat)))
+        completion = chat_completion(chat, self.policy(chat))
+        if not body.get("stream"):
+            return web.json_response(completion)
+        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
+                                               "Cache-Control": "no-cache"})  # fmt: skip
+        await response.prepare(request)
+        for chunk in completion_chunks(completion, include_usage):
+            await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        await response.write(b"data: [DONE]\n\n")
+        await response.write_eof()
+        return response
 
 
 @contextmanager

@@ -104,6 +104,31 @@ def chat_completion(request: ChatRequest, reply: str | ToolCallReply) -> dict[st
     }
 
 
+def completion_chunks(completion: Mapping[str, Any], include_usage: bool = False) -> list[dict]:
+    """`completion` (a `chat.completion`) as the `chat.completion.chunk` objects a streamed
+    response carries: the whole message in one delta, then the finish reason, then (with
+    `include_usage`, as `stream_options.include_usage` asks) a usage chunk without choices."""
+    choice = completion["choices"][0]
+    message = choice["message"]
+    delta: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
+    if message.get("tool_calls"):
+        delta["tool_calls"] = [{"index": i, **call} for i, call in enumerate(message["tool_calls"])]
+
+    def chunk(choices: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+        return {"id": completion["id"], "object": "chat.completion.chunk",
+                "created": completion["created"], "model": completion["model"],
+                "choices": choices, **extra}  # fmt: skip
+
+    done = {"index": 0, "delta": {}, "finish_reason": choice["finish_reason"], "logprobs": None}
+    chunks = [
+        chunk([{"index": 0, "delta": delta, "finish_reason": None, "logprobs": None}]),
+        chunk([done]),
+    ]
+    if include_usage:
+        chunks.append(chunk([], usage=completion["usage"]))
+    return chunks
+
+
 def model_list(model_ids: Sequence[str]) -> dict[str, Any]:
     """A `/v1/models` response listing `model_ids`."""
     return {
