@@ -76,7 +76,7 @@ V1_VENV ?= .venv-v1
 V1_VERIFIERS ?= 0.4.0
 V1_PYTEST ?= 8.4.2
 V1_UV ?= 0.13.9
-$(V1_VENV)/.sv-installed: sv_shared/pyproject.toml $(addsuffix /pyproject.toml,$(ENV_PACKAGES))
+$(V1_VENV)/.sv-installed: Makefile sv_shared/pyproject.toml $(addsuffix /pyproject.toml,$(ENV_PACKAGES))
 	test -x $(V1_VENV)/bin/python || $(PYTHON) -m venv $(V1_VENV)
 	$(V1_VENV)/bin/pip install --quiet "verifiers==$(V1_VERIFIERS)" "pytest==$(V1_PYTEST)" "uv==$(V1_UV)"
 	$(V1_VENV)/bin/pip install --quiet --config-settings editable_mode=compat \
