@@ -75,15 +75,16 @@ def _view_mode(records: Sequence[EmailRecord], comparable: bool | None) -> bool 
 
 
 def build_env(
+    *,
     source: str = "synthetic",
     path: str | None = None,
     split: str | None = None,
     max_examples: int = -1,
     seed: int | None = None,
-    reward_weights: Mapping[str, float] | None = None,
     missed_phish_cost: float = 2.0,
     false_alarm_cost: float = 1.0,
     abstain_payoff: float = 0.0,
+    reward_weights: Mapping[str, float] | None = None,
     include_tools: bool = False,
     reputation_path: str | None = None,
     comparable: bool | None = None,
