@@ -12,7 +12,7 @@ from security_verifiers.training.config import RolloutSource, SFTData
 from security_verifiers.training.envs import LoopThread, load_training_env, row_key
 from security_verifiers.training.rewards import EnvScorer
 from security_verifiers.training.sft_data import build_sft_examples
-from sv_env_network_logs.rubric import LABELS
+from sv_env_network_logs.reward import LABELS
 from sv_shared.parsers import JsonClassificationParser
 
 
