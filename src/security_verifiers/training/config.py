@@ -228,6 +228,13 @@ class ExpertIteration(Strict):
     without this the calibration reward has nothing to select among."""
     confidence_cap: float = Field(0.95, gt=0.5, le=1.0)
     """The highest confidence `confidence: group` writes."""
+    confidence_prior: float = Field(0.0, ge=0.0)
+    """With `confidence: group`: pseudo-answers at the round's pooled share (over the kept
+    answers' groups) added to each group before taking the share, a Beta prior. 0 keeps the
+    raw share. A share from k samples is noisy, and a small model fits the most frequent
+    target rather than the mean: with the raw share E4's clipped 0.5 was the commonest target
+    and every evaluated answer came to say 0.5 (issue 21 note). Shrinking pulls the targets
+    toward the pooled share."""
     max_length: int = Field(512, ge=16)
     seed: int = 42
 

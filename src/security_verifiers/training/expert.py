@@ -152,16 +152,45 @@ def answer_object(text: str) -> dict[str, Any] | None:
     return answer if isinstance(answer, dict) else None
 
 
+def label_agreement(texts: Sequence[str]) -> list[int | None]:
+    """Per answer, how many of the group's answers gave its label (itself included); None
+    where an answer has no label."""
+    labels = [(answer_object(text) or {}).get("label") for text in texts]
+    counts = Counter(str(label) for label in labels if label is not None)
+    return [None if label is None else counts[str(label)] for label in labels]
+
+
+def stated_confidence(
+    agree: int, size: int, cap: float, prior: float = 0.0, pooled: float = 0.5
+) -> float:
+    """The confidence a kept answer trains with: its label's share of the group, with `prior`
+    pseudo-answers at the `pooled` share added (a Beta prior; 0 = the raw share), clipped to
+    [0.5, cap] and rounded to 2 decimals."""
+    share = (agree + prior * pooled) / (size + prior)
+    return round(min(cap, max(0.5, share)), 2)
+
+
 def group_confidences(texts: Sequence[str], cap: float) -> list[float | None]:
     """Per answer, the share of the group's answers that gave the same label, clipped to
     [0.5, cap] and rounded to 2 decimals; None where an answer has no label. Unparsed
     answers count in the group's size."""
-    labels = [(answer_object(text) or {}).get("label") for text in texts]
-    counts = Counter(str(label) for label in labels if label is not None)
     return [
-        None if label is None else round(min(cap, max(0.5, counts[str(label)] / len(texts))), 2)
-        for label in labels
+        None if agree is None else stated_confidence(agree, len(texts), cap)
+        for agree in label_agreement(texts)
     ]
+
+
+def rewrite_group_confidences(kept: list[dict[str, Any]], cap: float, prior: float) -> None:
+    """Set each kept answer's confidence from its `agreement` (label count, group size),
+    shrunk toward the round's pooled share of the kept answers by `prior` pseudo-answers."""
+    counted = [item["agreement"] for item in kept if item.get("agreement")]
+    pooled = sum(a for a, _ in counted) / sum(n for _, n in counted) if counted else 0.5
+    for item in kept:
+        agreement = item.pop("agreement", None)
+        if agreement:
+            message = item["completion"][-1]
+            confidence = stated_confidence(*agreement, cap, prior, pooled)
+            message["content"] = with_confidence(message["content"], confidence)
 
 
 def with_confidence(text: str, confidence: float) -> str:
@@ -245,19 +274,18 @@ def run_round(
             rewards = [s["reward"] for s in scores]
             all_rewards += rewards
             chosen = select(rewards, settings.keep, settings.min_reward)
-            if settings.confidence == "group" and chosen:
-                shares = group_confidences(texts, settings.confidence_cap)
-                for j in chosen:
-                    if shares[j] is not None:
-                        texts[j] = with_confidence(texts[j], shares[j])
+            agree = label_agreement(texts) if settings.confidence == "group" else []
             for j in chosen:
-                kept.append(
-                    {
-                        "prompt": list(full["prompt"]),
-                        "completion": [{"role": "assistant", "content": texts[j]}],
-                        "gold": full.get("answer"),
-                    }
-                )
+                item = {
+                    "prompt": list(full["prompt"]),
+                    "completion": [{"role": "assistant", "content": texts[j]}],
+                    "gold": full.get("answer"),
+                }
+                if agree and agree[j]:
+                    item["agreement"] = (agree[j], len(texts))  # removed before training
+                kept.append(item)
+    if settings.confidence == "group":
+        rewrite_group_confidences(kept, settings.confidence_cap, settings.confidence_prior)
     sample_s = time.perf_counter() - started - export_s
     entry: dict[str, Any] = {
         "step": round_index + 1,
