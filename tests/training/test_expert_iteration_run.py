@@ -126,3 +126,4 @@ def test_sampled_confidence_is_the_default(
                                      min_reward=0.0)  # fmt: skip
     (entry,) = json.loads((root / "metrics.json").read_text())["log_history"]
     assert entry["kept_confidence"] == 0.9
+    assert 0 < entry["peak_rss_mb_sampled"] <= entry["peak_rss_mb"]  # which phase set the peak

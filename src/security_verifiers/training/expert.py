@@ -33,7 +33,7 @@ from security_verifiers.training.batching import answer_label
 from security_verifiers.training.config import ExpertIteration, SFTRecipe, SFTTrain
 from security_verifiers.training.envs import TrainingEnv
 from security_verifiers.training.rewards import EnvScorer
-from security_verifiers.training.runtime import Runtime, release_free_memory
+from security_verifiers.training.runtime import Runtime, peak_rss_mb, release_free_memory
 
 Sampler = Callable[..., list[str]]
 """`sampler(prompt, k, *, temperature, max_tokens, seed) -> k answers`."""
@@ -299,6 +299,7 @@ def run_round(
         "export_s": round(export_s, 2),
         "sample_s": round(sample_s, 2),
         "completions_per_s": round(n_samples / sample_s, 3) if sample_s > 0 else None,
+        "peak_rss_mb_sampled": round(peak_rss_mb(), 1),  # the process's peak so far
     }
     if kept:
         recipe = SFTRecipe(
@@ -337,6 +338,7 @@ def run_round(
     if runtime.device == "cpu":
         release_free_memory()  # the round's export, sampling and SFT leave a fragmented heap
     entry["round_s"] = round(time.perf_counter() - started, 2)
+    entry["peak_rss_mb"] = round(peak_rss_mb(), 1)
     return entry
 
 
