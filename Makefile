@@ -91,13 +91,13 @@ test-v1: $(V1_VENV)/.sv-installed
 # `sv eval` and by verifiers 0.4's vf-eval (chat harness, subprocess runtime); every item's
 # reward and components must agree (E4 also in tool mode, E5 against a served target).
 v1-live: $(V1_VENV)/.sv-installed
-	$(PY) -m security_verifiers.v1_live --env e1 --policy always-abstain -n $(or $(N),4)
-	$(PY) -m security_verifiers.v1_live --env e2 --policy report-nothing -n $(or $(N),4)
-	$(PY) -m security_verifiers.v1_live --env e3 --policy reference-fix -n $(or $(N),4)
-	$(PY) -m security_verifiers.v1_live --env e4 --policy heuristic -n $(or $(N),4)
-	$(PY) -m security_verifiers.v1_live --env e4 --policy heuristic --tools -n $(or $(N),8)
-	$(PY) -m security_verifiers.v1_live --env e5 --policy roleplay-wrapper -n $(or $(N),4)
-	$(PY) -m security_verifiers.v1_live --env e6 --policy guarded -n $(or $(N),4)
+	$(PY) -m security_verifiers.v1_live --env e1 --policy always-abstain -n $(or $(LIVE_N),4)
+	$(PY) -m security_verifiers.v1_live --env e2 --policy report-nothing -n $(or $(LIVE_N),4)
+	$(PY) -m security_verifiers.v1_live --env e3 --policy reference-fix -n $(or $(LIVE_N),4)
+	$(PY) -m security_verifiers.v1_live --env e4 --policy heuristic -n $(or $(LIVE_N),4)
+	$(PY) -m security_verifiers.v1_live --env e4 --policy heuristic --tools -n $(or $(LIVE_N),8)
+	$(PY) -m security_verifiers.v1_live --env e5 --policy roleplay-wrapper -n $(or $(LIVE_N),4)
+	$(PY) -m security_verifiers.v1_live --env e6 --policy guarded -n $(or $(LIVE_N),4)
 
 test-env:
 	key=$$($(BIN)/sv envs --key "$(E)") && $(PY) -m pytest -q tests/$$key
