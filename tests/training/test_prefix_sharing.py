@@ -116,3 +116,42 @@ def test_scaled_logits_are_not_supported() -> None:
             return None
 
     assert not supports_prefix_sharing(Model())
+
+
+def test_exact_under_activation_checkpointing(tiny_model_dir: Path) -> None:
+    """transformers drops a checkpointed layer's cache argument; the shared prefix must
+    survive that (else the rows lose their context and the loss silently changes)."""
+    torch = pytest.importorskip("torch")
+    from peft import get_peft_model
+
+    from security_verifiers.models.hf_checkpoint import load_causal_lm, resolve_checkpoint
+    from security_verifiers.training.config import LoraSettings
+    from security_verifiers.training.prefix_sharing import checkpointed_layers
+    from security_verifiers.training.sft import lora_config
+
+    base = load_causal_lm(resolve_checkpoint(str(tiny_model_dir)), dtype="float32")
+    model = get_peft_model(base, lora_config(LoraSettings(r=4, alpha=8, dropout=0.0), base))
+    for name, param in model.named_parameters():
+        if "lora_B" in name:
+            torch.nn.init.normal_(param, std=0.05)
+    model.train()
+    batch = _batch(torch)
+    expected = _reference_loss(model, batch)
+    expected.backward()
+    want = {n: p.grad.clone() for n, p in model.named_parameters() if p.requires_grad}
+    model.zero_grad()
+
+    model.activation_checkpointing_enable(activation_checkpointing_kwargs={"use_reentrant": False})
+    decoder = model.get_decoder()
+    layers = checkpointed_layers(decoder)
+    assert layers
+    loss, stats = completion_loss(model, batch)
+    loss.backward()
+    assert stats.shared_prefix == 24
+    assert torch.allclose(loss, expected, atol=1e-5)
+    for name, param in model.named_parameters():
+        if param.requires_grad:
+            assert torch.allclose(param.grad, want[name], atol=1e-5, rtol=1e-4), name
+    # the layers are left as they were: checkpointed, and without the cache exemption
+    assert all(layer.gradient_checkpointing for layer in layers)
+    assert not any("_can_checkpoint_with_cache" in vars(layer) for layer in layers)

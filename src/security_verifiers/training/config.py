@@ -90,7 +90,9 @@ class SFTTrain(Strict):
     save_steps: int = Field(20, ge=1)
     completion_only_loss: bool = True
     activation_checkpointing: bool = False
-    """Trade compute for memory (worth it for large models on a GPU)."""
+    """Each decoder layer keeps only its input and recomputes the rest in the backward pass:
+    less activation memory for ~1.1-1.3x the step time (E4, 135M, LoRA on every block, batch
+    4: 2.1 instead of 3.6 GB). Exact, with `share_prompt_prefix` too."""
     group_by_length: bool = True
     """Batch examples of similar length (less padding); off: plain random batches."""
     label_balanced: bool = False
@@ -211,6 +213,10 @@ class ExpertIteration(Strict):
     while activation memory follows batch_size alone."""
     pad_to_multiple_of: int | None = Field(None, ge=1)
     """As `train.pad_to_multiple_of`, for each round's SFT steps."""
+    activation_checkpointing: bool = False
+    """As `train.activation_checkpointing`, for each round's SFT steps: each decoder layer
+    keeps only its input and recomputes the rest in the backward pass. Exact (the shared
+    prompt prefix included); less memory for more time per step."""
     learning_rate: float = Field(1e-4, gt=0)
     sft_steps: int = Field(4, ge=1)
     """Optimizer steps on each round's kept samples."""

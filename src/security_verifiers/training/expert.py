@@ -33,7 +33,12 @@ from security_verifiers.training.batching import answer_label
 from security_verifiers.training.config import ExpertIteration, SFTRecipe, SFTTrain
 from security_verifiers.training.envs import TrainingEnv
 from security_verifiers.training.rewards import EnvScorer
-from security_verifiers.training.runtime import Runtime, peak_rss_mb, release_free_memory
+from security_verifiers.training.runtime import (
+    Runtime,
+    current_rss_mb,
+    peak_rss_mb,
+    release_free_memory,
+)
 
 Sampler = Callable[..., list[str]]
 """`sampler(prompt, k, *, temperature, max_tokens, seed) -> k answers`."""
@@ -287,6 +292,8 @@ def run_round(
     if settings.confidence == "group":
         rewrite_group_confidences(kept, settings.confidence_cap, settings.confidence_prior)
     sample_s = time.perf_counter() - started - export_s
+    if runtime.device == "cpu":
+        release_free_memory()  # the export's and sampler's freed pages, before the SFT steps
     entry: dict[str, Any] = {
         "step": round_index + 1,
         "reward": sum(all_rewards) / max(1, len(all_rewards)),
@@ -300,6 +307,7 @@ def run_round(
         "sample_s": round(sample_s, 2),
         "completions_per_s": round(n_samples / sample_s, 3) if sample_s > 0 else None,
         "peak_rss_mb_sampled": round(peak_rss_mb(), 1),  # the process's peak so far
+        "rss_mb_before_sft": round(current_rss_mb() or 0.0, 1),
     }
     if kept:
         recipe = SFTRecipe(
@@ -311,11 +319,13 @@ def run_round(
                 batch_size=min(settings.batch_size, len(kept)),
                 grad_accum=settings.grad_accum,
                 pad_to_multiple_of=settings.pad_to_multiple_of,
+                activation_checkpointing=settings.activation_checkpointing,
                 max_length=settings.max_length,
                 warmup_ratio=0.0,
                 logging_steps=1,
                 save_steps=10**9,
                 label_balanced=settings.label_balanced,
+                release_memory_every=1,
                 seed=settings.seed + round_index,
             ),
         )

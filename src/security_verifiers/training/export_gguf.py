@@ -41,7 +41,7 @@ from security_verifiers.models.hf_checkpoint import (
 from security_verifiers.models.local_gguf import DEFAULT_LOCAL_MODEL
 
 GGUF_NAME = "model.gguf"
-TENSOR_TYPES = ("f32", "f16", "q8_0")
+TENSOR_TYPES = ("f32", "f16", "bf16", "q8_0")
 DEFAULT_TYPE = "f16"
 """Measured on an SFT'd SmolLM2-135M, 2 CPU cores (docs/training.md): f16 ~50 tokens/s with
 greedy answers equal to transformers' on 6/6 E1 prompts; q8_0 ~10% faster but 3/6 equal;
@@ -66,6 +66,7 @@ def _types(tensor_type: str) -> tuple[Any, Any]:
     return {
         "f32": (q.F32, f.ALL_F32),
         "f16": (q.F16, f.MOSTLY_F16),
+        "bf16": (q.BF16, f.MOSTLY_BF16),
         "q8_0": (q.Q8_0, f.MOSTLY_Q8_0),
     }[tensor_type]
 
@@ -202,7 +203,9 @@ def write_gguf(
             # norms stay F32 (as llama.cpp's converter does); rows must fill Q8_0 blocks
             if array.ndim == 1 or qtype == gguf.GGMLQuantizationType.F32:
                 writer.add_tensor(name, array.astype(np.float32))
-            elif qtype == gguf.GGMLQuantizationType.F16 or array.shape[-1] % 32:
+            elif qtype == gguf.GGMLQuantizationType.F16 or (
+                qtype == gguf.GGMLQuantizationType.Q8_0 and array.shape[-1] % 32
+            ):
                 writer.add_tensor(name, array.astype(np.float16))
             else:
                 writer.add_tensor(name, gguf.quants.quantize(array, qtype), raw_dtype=qtype)

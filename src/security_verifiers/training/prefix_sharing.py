@@ -8,10 +8,20 @@ tokens run on top of it. Gradients flow through the repeated cache, so the loss 
 gradients equal the full forward pass (up to float rounding). The loss is scored only where a
 label is trained (the answer), so the vocabulary projection runs over ~20 positions per row,
 not all of them.
+
+With activation checkpointing on (`train.activation_checkpointing`) each decoder layer keeps
+only its input and recomputes the rest in the backward pass. transformers drops a layer's
+cache argument under checkpointing (a cache that grows would grow twice on the replay), which
+would silently cut the rows off their prefix. Here the prefix is computed without
+checkpointing and the rows read it through a cache that never grows (`FrozenPrefixLayer`), so
+the layers may keep it while checkpointed: the loss and gradients stay exact.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +64,88 @@ def supports_prefix_sharing(model: Any) -> bool:
     return not scaled and getattr(text, "sliding_window", None) is None
 
 
+def checkpointed_layers(decoder: Any) -> list[Any]:
+    """The decoder's layers that run under activation checkpointing."""
+    return [m for m in decoder.modules() if getattr(m, "gradient_checkpointing", False)]
+
+
+@contextmanager
+def checkpointing_paused(layers: list[Any]) -> Iterator[None]:
+    """Run `layers` without activation checkpointing (the prefix pass writes its cache)."""
+    for layer in layers:
+        layer.gradient_checkpointing = False
+    try:
+        yield
+    finally:
+        for layer in layers:
+            layer.gradient_checkpointing = True
+
+
+@contextmanager
+def cache_kept_under_checkpointing(layers: list[Any]) -> Iterator[None]:
+    """Let checkpointed `layers` keep a cache argument; only safe for a cache that never grows."""
+    for layer in layers:
+        layer._can_checkpoint_with_cache = True
+    try:
+        yield
+    finally:
+        for layer in layers:
+            del layer._can_checkpoint_with_cache  # back to the class's False
+
+
+@functools.cache
+def frozen_prefix_layer_class() -> type:
+    """A DynamicLayer whose `update` returns the stored prefix + the new states without storing
+    them (built on first use: transformers is imported lazily)."""
+    import torch
+    from transformers.cache_utils import DynamicLayer
+
+    class FrozenPrefixLayer(DynamicLayer):
+        def update(self, key_states: Any, value_states: Any, *args: Any, **kwargs: Any) -> Any:
+            return (
+                torch.cat([self.keys, key_states], dim=-2),
+                torch.cat([self.values, value_states], dim=-2),
+            )
+
+    return FrozenPrefixLayer
+
+
+def freeze_prefix_cache(cache: Any) -> None:
+    """Make every layer of `cache` (a filled DynamicCache) read-only, so a layer replayed in
+    the backward pass sees the same prefix as its first run."""
+    from transformers.cache_utils import DynamicLayer
+
+    frozen = frozen_prefix_layer_class()
+    for layer in cache.layers:
+        if type(layer) is not DynamicLayer:
+            raise TypeError(f"prefix sharing: unexpected cache layer {type(layer).__name__}")
+        layer.__class__ = frozen
+
+
+def prefix_cache(decoder: Any, prefix_ids: Any, checkpointed: list[Any]) -> Any:
+    """The decoder's key/value cache for `prefix_ids` (one row). Under activation
+    checkpointing the prefix pass is itself checkpointed as a whole: it keeps no activations
+    and runs again, once, in the backward pass."""
+    from transformers import DynamicCache
+
+    def run(ids: Any) -> tuple[Any, ...]:
+        cache = DynamicCache(config=decoder.config)
+        with checkpointing_paused(checkpointed):
+            decoder(input_ids=ids, past_key_values=cache, use_cache=True)
+        return tuple(t for layer in cache.layers for t in (layer.keys, layer.values))
+
+    if not checkpointed:
+        states = run(prefix_ids)
+    else:
+        from torch.utils.checkpoint import checkpoint
+
+        states = checkpoint(run, prefix_ids, use_reentrant=False)
+    cache = DynamicCache(config=decoder.config)
+    for index in range(len(states) // 2):
+        cache.update(states[2 * index], states[2 * index + 1], index)
+    return cache
+
+
 def completion_loss(
     model: Any,
     inputs: dict[str, Any],
@@ -64,7 +156,6 @@ def completion_loss(
     attention_mask; right-padded), with the shared prefix run once (see the module doc)."""
     import torch
     import torch.nn.functional as F
-    from transformers import DynamicCache
 
     input_ids, labels = inputs["input_ids"], inputs["labels"]
     attention_mask = inputs["attention_mask"]
@@ -73,15 +164,18 @@ def completion_loss(
     rows = input_ids.shape[0]
     prefix = shared_prefix_length(input_ids, labels, attention_mask) if rows > 1 else 0
     if prefix >= min_prefix:
-        cache = DynamicCache(config=decoder.config)
-        decoder(input_ids=input_ids[:1, :prefix], past_key_values=cache, use_cache=True)
+        checkpointed = checkpointed_layers(decoder) if decoder.training else []
+        cache = prefix_cache(decoder, input_ids[:1, :prefix], checkpointed)
         cache.batch_repeat_interleave(rows)
-        hidden = decoder(
-            input_ids=input_ids[:, prefix:],
-            attention_mask=attention_mask,
-            past_key_values=cache,
-            use_cache=True,
-        ).last_hidden_state
+        if checkpointed:
+            freeze_prefix_cache(cache)
+        with cache_kept_under_checkpointing(checkpointed):
+            hidden = decoder(
+                input_ids=input_ids[:, prefix:],
+                attention_mask=attention_mask,
+                past_key_values=cache,
+                use_cache=True,
+            ).last_hidden_state
     else:
         prefix = 0
         hidden = decoder(
