@@ -112,3 +112,8 @@ def test_round_trip_matches_transformers_and_the_original(shipped, tmp_path: Pat
     q8_logits, _ = _llama_first_logits_and_greedy(q8, prompts, eos)
     for q, hf in zip(q8_logits, hf_logits, strict=True):
         assert np.abs(q - hf).max() < 1.5  # measured ~0.6-0.9 on E1 prompts
+
+    bf16 = export_gguf.export_model(model, tmp_path / "bf16.gguf", tensor_type="bf16")
+    bf16_logits, _ = _llama_first_logits_and_greedy(bf16, prompts, eos)
+    for b, hf in zip(bf16_logits, hf_logits, strict=True):
+        assert np.abs(b - hf).max() < 1.5
