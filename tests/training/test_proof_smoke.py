@@ -55,6 +55,7 @@ def test_proof_runs_every_stage_and_writes_the_table(proof_out: Path) -> None:
         summary["timings_s"]
     )
     assert summary["eval_models"]["base"].startswith("hf:") and not summary["sft_reused"]
+    assert " = 1" in summary["llama_cpu_features"]  # which llama.cpp build scored the evals
     for label in ("base", "sft", "rl"):
         rows = Path(summary["eval_runs"]["test"][label], "results.jsonl").read_text().splitlines()
         assert len(rows) == 4

@@ -99,6 +99,17 @@ class Stages:
         return round(time.perf_counter() - start, 1)
 
 
+def llama_cpu_features() -> str | None:
+    """llama.cpp's CPU feature line (`AVX2 = 1 | AVX512 = 1 | ...`): which build scored the
+    evals (an AVX-512 build answers ~1.4x faster and not always identically); None without
+    llama-cpp-python."""
+    try:
+        import llama_cpp
+    except ImportError:
+        return None
+    return llama_cpp.llama_print_system_info().decode(errors="replace").strip()
+
+
 def run_dir(root: Path) -> Path:
     """The single eval run directory under `root` (the newest if several)."""
     found = sorted(root.rglob("results.jsonl"), key=lambda p: p.stat().st_mtime)
@@ -268,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
                "checkpoints": checkpoints, "eval_backend": args.eval_backend,
                "eval_models": models, "eval_runs": runs,
                "timings_s": stages.timings, "eval_jobs": jobs, "n": n, "real_n": real_n,
+               "llama_cpu_features": llama_cpu_features(),
                "sft_reused": bool(args.sft_checkpoint),
                "rl_reused": bool(args.rl_checkpoint)}  # fmt: skip
     (out / "proof.json").write_text(json.dumps(summary, indent=2) + "\n")
