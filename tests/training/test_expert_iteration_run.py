@@ -74,6 +74,39 @@ def test_expert_iteration_accumulates_micro_batches(
     assert seen == [(2, 2)]
 
 
+def test_activation_checkpointing_reaches_each_round(
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """`expert_iteration.activation_checkpointing` reaches each round's SFT trainer, the round
+    trains with the shared prompt prefix under it, and the round logs its memory."""
+    from security_verifiers.training import prefix_sharing, sft
+
+    flags: list[bool] = []
+    prefixes: list[int] = []
+    original_build, original_loss = sft.build_sft_trainer, prefix_sharing.completion_loss
+
+    def recording_build(recipe, *args, **kwargs):
+        tokenizer, trainer = original_build(recipe, *args, **kwargs)
+        flags.append(trainer.args.activation_checkpointing)
+        return tokenizer, trainer
+
+    def recording_loss(model, inputs, *args, **kwargs):
+        loss, stats = original_loss(model, inputs, *args, **kwargs)
+        layers = prefix_sharing.checkpointed_layers(model.get_decoder())
+        prefixes.append(stats.shared_prefix if layers else -1)
+        return loss, stats
+
+    monkeypatch.setattr(sft, "build_sft_trainer", recording_build)
+    monkeypatch.setattr(prefix_sharing, "completion_loss", recording_loss)
+    root = run_tiny_expert_iteration(
+        tiny_model_dir, tmp_path, rounds=1, keep="best", activation_checkpointing=True
+    )
+    assert flags == [True]
+    assert prefixes and all(p > 0 for p in prefixes)  # checkpointed, prefix shared
+    (entry,) = json.loads((root / "metrics.json").read_text())["log_history"]
+    assert entry["rss_mb_before_sft"] > 0 and entry["peak_rss_mb"] >= entry["rss_mb_before_sft"]
+
+
 def group_answer(label: str) -> str:
     return json.dumps({"label": label, "confidence": 0.9, "rationale": "r"})
 
