@@ -456,15 +456,18 @@ async def _run_rollouts(
             plain.advance(failed=not is_answer(result))
 
     finished = False
+    tasks: list[asyncio.Future[None]] = []
     try:
         with progress:
             async with plain:
                 task_id = progress.add_task(
                     f"{entry.key} · {spec.name}", total=len(inputs), completed=len(kept)
                 )
-                await asyncio.gather(*(one(row, task_id) for row in todo))
+                tasks = [asyncio.ensure_future(one(row, task_id)) for row in todo]
+                await asyncio.gather(*tasks)
         finished = True
     finally:
+        retrieve_exceptions(tasks)
         rows = store.load_results()
         if finished:
             scored = {row["example_id"] for row in rows if is_answer(row)}
@@ -494,6 +497,15 @@ async def _run_rollouts(
     rollout_log.log_summary(summary)
     rollout_log.close()
     return ModelRun(spec=spec, run_dir=store.dir, summary=summary, resumed_rows=len(kept))
+
+
+def retrieve_exceptions(tasks: list[asyncio.Future[Any]]) -> None:
+    """Mark the finished tasks' exceptions as seen. A Ctrl-C that lands while a rollout task
+    runs ends that task with KeyboardInterrupt and stops the loop; unretrieved, asyncio would
+    print its traceback ("Task exception was never retrieved") after the run's own message."""
+    for task in tasks:
+        if task.done() and not task.cancelled():
+            task.exception()
 
 
 def _final_fields(
