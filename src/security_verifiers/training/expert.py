@@ -307,7 +307,7 @@ def run_round(
         "sample_s": round(sample_s, 2),
         "completions_per_s": round(n_samples / sample_s, 3) if sample_s > 0 else None,
         "peak_rss_mb_sampled": round(peak_rss_mb(), 1),  # the process's peak so far
-        "rss_mb_before_sft": round(current_rss_mb() or 0.0, 1),
+        "rss_mb_before_sft": rss if (rss := current_rss_mb()) is None else round(rss, 1),
     }
     if kept:
         recipe = SFTRecipe(

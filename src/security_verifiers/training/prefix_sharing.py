@@ -12,9 +12,10 @@ not all of them.
 With activation checkpointing on (`train.activation_checkpointing`) each decoder layer keeps
 only its input and recomputes the rest in the backward pass. transformers drops a layer's
 cache argument under checkpointing (a cache that grows would grow twice on the replay), which
-would silently cut the rows off their prefix. Here the prefix is computed without
-checkpointing and the rows read it through a cache that never grows (`FrozenPrefixLayer`), so
-the layers may keep it while checkpointed: the loss and gradients stay exact.
+would silently cut the rows off their prefix. Here the prefix pass is checkpointed as a whole
+(its layers unchecked inside it) and the rows read it through a cache that never grows
+(`FrozenPrefixLayer`), so the layers may keep it while checkpointed: the loss and gradients
+stay exact.
 """
 
 from __future__ import annotations
