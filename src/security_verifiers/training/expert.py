@@ -91,48 +91,39 @@ def sample_answers(
 
 
 @contextmanager
-def llama_sampler(model: Any, tokenizer: Any, threads: int, n_ctx: int) -> Iterator[Sampler]:
-    """The current policy exported to GGUF (in a temporary directory) and loaded in llama.cpp;
-    samples with temperature only (no top-k/top-p/min-p, no repeat penalty), like
-    `sample_answers`, and stops at the tokenizer's EOS."""
-    from llama_cpp import Llama
-
+def llama_sampler(
+    model: Any, tokenizer: Any, threads: int, n_ctx: int, max_k: int = 8, max_answer: int = 64
+) -> Iterator[Sampler]:
+    """The current policy exported to GGUF (in a temporary directory) and loaded in llama.cpp,
+    where the k answers to a prompt are decoded together (`llama_batch.BatchedSampler`).
+    Samples with temperature only, like `sample_answers`, and stops at the tokenizer's EOS.
+    `n_ctx` bounds one prompt plus one answer; the cache holds the prompt once and up to
+    `max_k` answers of up to `max_answer` tokens."""
     from security_verifiers.training.export_gguf import export_model
+    from security_verifiers.training.llama_batch import BatchedSampler
 
     with tempfile.TemporaryDirectory(prefix="sv-policy-") as tmp:
         path = export_model(model, Path(tmp) / "policy.gguf")
-        llm = Llama(str(path), n_ctx=n_ctx, n_threads=threads, verbose=False)
+        with BatchedSampler(path, max_seqs=max_k, n_ctx=n_ctx + (max_k - 1) * max_answer,
+                            threads=threads) as sampler:  # fmt: skip
 
-        def sample(
-            prompt: Sequence[dict[str, Any]],
-            k: int,
-            *,
-            temperature: float,
-            max_tokens: int,
-            seed: int | None = None,
-        ) -> list[str]:
-            ids = prompt_ids(tokenizer, prompt)
-            if len(ids) + max_tokens > n_ctx:
-                raise UserError(f"a {len(ids)}-token prompt does not fit the sampler's context "
-                                f"({n_ctx}); raise expert_iteration.max_length")  # fmt: skip
-            answers = []
-            for j in range(k):
-                llm.set_seed((seed if seed is not None else 0) * k + j)
-                out: list[int] = []
-                for token in llm.generate(ids, top_k=0, top_p=1.0, min_p=0.0,
-                                          temp=temperature, repeat_penalty=1.0):  # fmt: skip
-                    if token == tokenizer.eos_token_id:
-                        break
-                    out.append(token)
-                    if len(out) >= max_tokens:
-                        break
-                answers.append(tokenizer.decode(out, skip_special_tokens=True))
-            return answers
+            def sample(
+                prompt: Sequence[dict[str, Any]],
+                k: int,
+                *,
+                temperature: float,
+                max_tokens: int,
+                seed: int | None = None,
+            ) -> list[str]:
+                ids = prompt_ids(tokenizer, prompt)
+                if len(ids) + max_tokens > n_ctx:
+                    raise UserError(f"a {len(ids)}-token prompt does not fit the sampler's "
+                                    f"context ({n_ctx}); raise expert_iteration.max_length")  # fmt: skip
+                outs = sampler.sample(ids, k, temperature=temperature, max_tokens=max_tokens,
+                                      stop=tokenizer.eos_token_id, seed=seed or 0)  # fmt: skip
+                return [tokenizer.decode(out, skip_special_tokens=True) for out in outs]
 
-        try:
             yield sample
-        finally:
-            llm.close()
 
 
 def select(rewards: Sequence[float], keep: str, min_reward: float) -> list[int]:
@@ -237,7 +228,8 @@ def _sampler(
     if settings.sampler == "llama":
         n_ctx = max(2048, settings.max_length + settings.max_completion_length)
         threads = settings.llama_threads or runtime.threads
-        with llama_sampler(model, tokenizer, threads, n_ctx) as sample:
+        with llama_sampler(model, tokenizer, threads, n_ctx, max_k=settings.k,
+                           max_answer=settings.max_completion_length) as sample:  # fmt: skip
             yield sample
     else:
         yield lambda prompt, k, **kw: sample_answers(model, tokenizer, prompt, k, **kw)
