@@ -30,9 +30,12 @@ ENV_PACKAGES := $(sort $(wildcard environments/sv-env-*))
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-# llama-cpp-python compiles from source once (~5 min on 2 cores); pip's wheel cache serves it after.
+# llama-cpp-python compiles from source (~5-10 min on 2 cores), first and for this CPU: the
+# AVX-512 build where /proc/cpuinfo lists every flag it needs (llama-avx512 below), else the
+# portable AVX2 one, which pip's wheel cache serves after.
 setup: $(PY)
 	$(PY) -m pip install --upgrade pip >/dev/null
+	$(PY) -m pip show llama-cpp-python >/dev/null 2>&1 || $(MAKE) llama-$(LLAMA_BUILD)
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install --config-settings editable_mode=compat \
 		-e ./sv_shared $(foreach env,$(ENV_PACKAGES),-e ./$(env)) \
 		-e ".[dev,local,train]"
@@ -44,16 +47,19 @@ setup: $(PY)
 	.tools/semgrep/bin/pip install --quiet --no-deps "codeshield==$(CODESHIELD_VERSION)"
 	$(MAKE) sandbox-tools
 
-# Opt-in, after setup: rebuild llama-cpp-python for this CPU's AVX-512 (setup builds the
-# portable AVX2 one). E4 evals of the 135M model: 2.3 instead of 3.3 s per item (issue 21 note).
-# AMX stays off: a native build (-DGGML_NATIVE=ON) used AMX and died with "Illegal instruction"
-# on Q4_1/Q8_0 models here. Bypasses pip's wheel cache both ways, so the cached portable wheel
-# never turns into this one on another machine; `make llama-portable` undoes it.
+# llama-cpp-python for this CPU's AVX-512 (setup picks it where the CPU has the flags below).
+# E4 evals of the 135M model: 2.85-3.1 instead of 3.65-3.75 s per item (issue 21 note). AMX
+# stays off: a native build (-DGGML_NATIVE=ON) used AMX and died with "Illegal instruction" on
+# Q4_1/Q8_0 models here. It bypasses pip's wheel cache both ways, so no cache (say a home
+# directory shared by machines of several CPU kinds) ever hands it to a CPU without AVX-512;
+# `make llama-portable` switches to the portable build.
 LLAMA_CPP_VERSION := 0.3.36
 LLAMA_AVX512_FLAGS := avx512f avx512bw avx512vl avx512_vnni avx512_bf16 avx512vbmi avx_vnni
 LLAMA_AVX512_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
 	-DGGML_BMI2=ON -DGGML_AVX512=ON -DGGML_AVX512_VBMI=ON -DGGML_AVX512_VNNI=ON \
 	-DGGML_AVX512_BF16=ON -DGGML_AVX_VNNI=ON
+LLAMA_BUILD := $(shell for f in $(LLAMA_AVX512_FLAGS); do \
+	grep -qw $$f /proc/cpuinfo 2>/dev/null || { echo portable; exit 0; }; done; echo avx512)
 .PHONY: llama-avx512 llama-portable
 llama-avx512: $(PY)
 	@for f in $(LLAMA_AVX512_FLAGS); do grep -qw $$f /proc/cpuinfo || \

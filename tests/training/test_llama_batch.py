@@ -95,11 +95,22 @@ def test_seeds_lengths_and_limits(setup):
         assert one == same and one != other and len(set(map(tuple, one))) > 1
         assert all(len(x) <= 10 and eos not in x for x in one + other)
         assert sampler.sample(prompt, 2, temperature=1.0, max_tokens=0, stop=eos) == [[], []]
-        with pytest.raises(ValueError, match="outside 1..6"):
+        with pytest.raises(ValueError, match=r"outside 1\.\.6"):
             sampler.sample(prompt, 7, temperature=1.0, max_tokens=4, stop=eos)
         with pytest.raises(ValueError, match="exceed the 256-token context"):
             sampler.sample(prompt * 10, 2, temperature=1.0, max_tokens=4, stop=eos)
         # a refused call leaves the sampler usable
         assert sampler.sample(prompt, 6, temperature=1.0, max_tokens=10, stop=eos, seed=3) == one
-    with pytest.raises(ValueError, match="llama.cpp's limit"):
+    with pytest.raises(ValueError, match=r"llama\.cpp's limit"):
         BatchedSampler(gguf, max_seqs=0, n_ctx=256, threads=1)
+
+
+def test_bench_reports_the_batched_samplers_throughput(setup):
+    """`make bench-train ARGS=--llama` puts the expert-iteration sampler next to the server."""
+    import argparse
+
+    from security_verifiers.training.bench import bench_llama_batched
+
+    _, ids, eos = setup
+    out = bench_llama_batched(argparse.Namespace(model="smollm2-135m"), ids("Hello"), 3, 6, eos)
+    assert out["batched_completions_per_s"] > 0 and out["batched_completion_tokens_per_s"] >= 0

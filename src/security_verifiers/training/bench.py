@@ -8,7 +8,8 @@ tokens/s of both and their ratio (goal: recipe >= 0.8x plain) are reported.
 For the RL stage, a GRPO step of the recipe (k completions of one prompt, scored by the
 environment's reward) is timed against its plain equivalent on the same prompt: `generate`
 of k completions + forward/backward over them. With `--llama`, completions/s of the
-llama.cpp server on the base GGUF (k sampled answers to the same prompt) is reported next to
+llama.cpp server on the base GGUF (k sampled answers to the same prompt, one after another)
+and of the expert-iteration sampler (the k answers decoded together) are reported next to
 transformers' `generate`.
 
 Also reported: prompt tokens (SmolLM2 tokenizer or the model's), peak RSS (getrusage), the
@@ -253,7 +254,34 @@ def bench_rl(args: argparse.Namespace, runtime: Any, out: dict[str, Any]) -> Non
         ),
     }
     if args.llama:
+        prompt_ids = [int(t) for t in ids[0]]
         out["rl"]["llama_cpp"] = bench_llama(args, prompt, k, length)
+        out["rl"]["llama_cpp"] |= bench_llama_batched(args, prompt_ids, k, length,
+                                                      tokenizer.eos_token_id)  # fmt: skip
+
+
+def bench_llama_batched(
+    args: argparse.Namespace, ids: list[int], k: int, length: int, eos: int
+) -> dict[str, Any]:
+    """k sampled completions of the prompt `ids` decoded together in one llama.cpp context
+    (`llama_batch.BatchedSampler`, the expert-iteration sampler) on the base GGUF."""
+    from security_verifiers.models.hf_checkpoint import resolve_checkpoint
+    from security_verifiers.training.llama_batch import BatchedSampler
+    from security_verifiers.training.runtime import default_threads
+
+    ref = resolve_checkpoint(args.model)
+    if ref.kind != "gguf":
+        return {}
+    n_ctx = len(ids) + k * length
+    with BatchedSampler(ref.location, max_seqs=k, n_ctx=n_ctx, threads=default_threads()) as s:
+        s.sample(ids, k, temperature=1.0, max_tokens=length, stop=eos, seed=0)  # warm, cached
+        start = time.perf_counter()
+        outs = s.sample(ids, k, temperature=1.0, max_tokens=length, stop=eos, seed=1)
+        seconds = time.perf_counter() - start
+    return {
+        "batched_completions_per_s": round(k / seconds, 3),
+        "batched_completion_tokens_per_s": round(sum(map(len, outs)) / seconds, 1),
+    }
 
 
 def bench_llama(args: argparse.Namespace, prompt: Any, k: int, length: int) -> dict[str, Any]:

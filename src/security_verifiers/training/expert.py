@@ -117,10 +117,14 @@ def llama_sampler(
             ) -> list[str]:
                 ids = prompt_ids(tokenizer, prompt)
                 if len(ids) + max_tokens > n_ctx:
-                    raise UserError(f"a {len(ids)}-token prompt does not fit the sampler's "
-                                    f"context ({n_ctx}); raise expert_iteration.max_length")  # fmt: skip
-                outs = sampler.sample(ids, k, temperature=temperature, max_tokens=max_tokens,
-                                      stop=tokenizer.eos_token_id, seed=seed or 0)  # fmt: skip
+                    raise UserError(
+                        f"a {len(ids)}-token prompt does not fit the sampler's context "
+                        f"({n_ctx}); raise expert_iteration.max_length"
+                    )
+                outs = sampler.sample(
+                    ids, k, temperature=temperature, max_tokens=max_tokens,
+                    stop=tokenizer.eos_token_id, seed=seed or 0,
+                )  # fmt: skip
                 return [tokenizer.decode(out, skip_special_tokens=True) for out in outs]
 
             yield sample

@@ -56,9 +56,9 @@ class BatchedSampler:
         import llama_cpp as lc
 
         self._lc = lc
-        if not 1 <= max_seqs <= lc.llama_max_parallel_sequences():
-            raise ValueError(f"max_seqs = {max_seqs} is outside 1.."
-                             f"{lc.llama_max_parallel_sequences()} (llama.cpp's limit)")  # fmt: skip
+        limit = lc.llama_max_parallel_sequences()
+        if not 1 <= max_seqs <= limit:
+            raise ValueError(f"max_seqs = {max_seqs} is outside 1..{limit} (llama.cpp's limit)")
         self.max_seqs = max_seqs
         self.n_ctx = n_ctx
         self.n_batch = max(n_batch, max_seqs)
