@@ -85,6 +85,19 @@ def test_every_sequence_sees_the_prompt_also_through_a_reused_prefix(setup):
     assert np.abs(cut_off - expected[1]).max() > 10.0
 
 
+def test_a_prompt_longer_than_a_batch_is_evaluated_in_chunks(setup):
+    gguf, ids, eos = setup
+    prompt = ids("Subject: quarterly report. " * 8)
+    assert len(prompt) > 3 * 16
+    expected = reference_logits(gguf, prompt, [0])[0]
+    with BatchedSampler(gguf, max_seqs=2, n_ctx=512, threads=2, n_batch=16) as sampler:
+        assert sampler.n_batch == 16
+        got = sampler._evaluate_prompt(prompt)
+        assert np.abs(got - expected).max() < 3.0
+        answers = sampler.sample(prompt, 2, temperature=1.0, max_tokens=6, stop=eos, seed=1)
+    assert len(answers) == 2 and all(len(a) <= 6 for a in answers)
+
+
 def test_seeds_lengths_and_limits(setup):
     gguf, ids, eos = setup
     prompt = ids("Subject: your account is locked")

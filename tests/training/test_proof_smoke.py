@@ -44,7 +44,8 @@ def proof_out(recipes: tuple[Path, Path], tmp_path_factory: pytest.TempPathFacto
     out = tmp_path_factory.mktemp("proof")
     sft, rl = recipes
     argv = ["--env", "e1", "--smoke", "--sft-config", str(sft), "--rl-config", str(rl),
-            "--eval-backend", "hf", "--threads", "1", "--out", str(out)]  # fmt: skip
+            "--eval-backend", "hf", "--threads", "1", "--out", str(out),
+            "--low-memory"]  # fmt: skip
     assert main(argv) == 0
     return out
 
@@ -56,6 +57,9 @@ def test_proof_runs_every_stage_and_writes_the_table(proof_out: Path) -> None:
     )
     assert summary["eval_models"]["base"].startswith("hf:") and not summary["sft_reused"]
     assert " = 1" in summary["llama_cpu_features"]  # which llama.cpp build scored the evals
+    assert summary["low_memory"] and all(summary["peak_rss_mb"][k] > 0 for k in ("sft", "rl"))
+    sft_config = yaml.safe_load(Path(summary["checkpoints"]["sft"], "config.yaml").read_text())
+    assert sft_config["train"]["grad_accum"] == 4
     for label in ("base", "sft", "rl"):
         rows = Path(summary["eval_runs"]["test"][label], "results.jsonl").read_text().splitlines()
         assert len(rows) == 4

@@ -55,3 +55,23 @@ def test_memory_callback_trims_every_n_steps_and_logs_rss(monkeypatch: pytest.Mo
     state = SimpleNamespace(log_history=[{"loss": 1.0, "step": 9}])
     callback.on_log(None, state, None)
     assert state.log_history[-1]["rss_mb"] > 0 and state.log_history[-1]["peak_rss_mb"] > 0
+
+
+def test_the_base_model_is_exported_like_the_checkpoints(tmp_path: Path) -> None:
+    """In llama.cpp the base column runs the weights SFT starts from as an f16 GGUF (the
+    checkpoints' format), not the shipped 4-bit file; `hf` evaluates the recipe's model."""
+    pytest.importorskip("gguf")
+    from security_verifiers.training.export_gguf import _read_gguf
+    from security_verifiers.training.proof import REPO, base_eval_model
+
+    config = REPO / "configs/sft/e4.yaml"
+    stages = Stages(tmp_path, threads=2)
+    assert base_eval_model(config, "hf", stages, tmp_path) == "hf:smollm2-135m"
+    name = base_eval_model(config, "llama", stages, tmp_path)
+    gguf = tmp_path / "base" / "model.gguf"
+    assert name == f"local:{gguf}" and "export-base" in stages.timings
+    assert _read_gguf(gguf)[1]["general.file_type"] == 1  # f16
+    hub = tmp_path / "hub.yaml"
+    hub.write_text(config.read_text().replace("model: smollm2-135m", "model: org/other-model"))
+    with pytest.raises(SystemExit, match="cannot export the base model 'org/other-model'"):
+        base_eval_model(hub, "llama", stages, tmp_path)

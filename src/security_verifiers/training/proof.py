@@ -47,6 +47,11 @@ REAL_DATA = {
 }
 #: Answer budget per environment (E4 answers carry evidence).
 MAX_TOKENS = {"e1": 48, "e4": 96}
+LOW_MEMORY_SFT = ("train.batch_size=2", "train.grad_accum=4")
+LOW_MEMORY_RL = ("expert_iteration.batch_size=2", "expert_iteration.grad_accum=4",
+                 "expert_iteration.activation_checkpointing=true")  # fmt: skip
+"""`--low-memory`: the same answers per step from half the activations, and expert iteration
+recomputes each layer in the backward pass (E4: SFT peak 2.2 GB, RL 2.9 GB; docs/training.md)."""
 
 
 def sv_command() -> list[str]:
@@ -128,11 +133,15 @@ def eval_model_name(checkpoint: str, backend: str, stages: Stages, label: str = 
     return f"{LOCAL_PATH_PREFIX}{stages.run(name, export)}"
 
 
-def base_eval_model(sft_config: Path, backend: str) -> str:
-    """The `sv eval` name of the SFT recipe's starting model: the shipped GGUF in llama.cpp, or
-    `hf:<model>` (any model transformers loads: hub id, directory, .gguf, `smollm2-135m`)."""
+def base_eval_model(sft_config: Path, backend: str, stages: Stages, out: Path) -> str:
+    """The `sv eval` name of the SFT recipe's starting model: with `hf`, `hf:<model>` (any model
+    transformers loads); with `llama`, the weights SFT starts from exported like the checkpoints
+    (an `export-base` stage: f16 GGUF, so base, SFT and RL run the same kernels at the same
+    precision; a quantised GGUF base is trained from its dequantised weights, and those are
+    what this exports)."""
     from security_verifiers.errors import UserError
     from security_verifiers.training.config import SFTRecipe, load_recipe
+    from security_verifiers.training.export_gguf import GGUF_NAME
 
     try:
         model = load_recipe(REPO / sft_config, SFTRecipe).model
@@ -140,12 +149,13 @@ def base_eval_model(sft_config: Path, backend: str) -> str:
         raise SystemExit(f"--sft-config: {exc}") from None
     if backend == "hf":
         return f"hf:{model}"
-    if model == DEFAULT_LOCAL_MODEL.removeprefix(LOCAL_PREFIX):
-        return DEFAULT_LOCAL_MODEL
-    if model.endswith(".gguf"):
-        return f"{LOCAL_PATH_PREFIX}{model}"
-    raise SystemExit(f"--eval-backend llama: no GGUF for the base model {model!r} "
-                     "(use --eval-backend hf)")  # fmt: skip
+    local = model == DEFAULT_LOCAL_MODEL.removeprefix(LOCAL_PREFIX) or model.endswith(".gguf")
+    if not (local or Path(model).is_dir()):
+        raise SystemExit(f"--eval-backend llama: cannot export the base model {model!r} to "
+                         "GGUF here (use --eval-backend hf)")  # fmt: skip
+    export = [sys.executable, "-m", "security_verifiers.training.export_gguf", model,
+              "--out", str(out / "base" / GGUF_NAME)]  # fmt: skip
+    return f"{LOCAL_PATH_PREFIX}{stages.run('export-base', export)}"
 
 
 def reused_checkpoint(path: Path, flag: str) -> Path:
@@ -157,6 +167,17 @@ def reused_checkpoint(path: Path, flag: str) -> Path:
         raise SystemExit(f"{flag}: {path} is not a finished checkpoint "
                          f"(sv_checkpoint.json status: {status})")  # fmt: skip
     return path
+
+
+def peak_rss_mb(checkpoint: str) -> float | None:
+    """The peak RSS a training stage recorded in its checkpoint marker, if any."""
+    from security_verifiers.models.hf_checkpoint import CHECKPOINT_MARKER
+
+    try:
+        value = json.loads((Path(checkpoint) / CHECKPOINT_MARKER).read_text()).get("peak_rss_mb")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int | float) else None
 
 
 def env_arg_flags(args: dict[str, Any]) -> list[str]:
@@ -181,6 +202,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="evals at once, sharing threads (default: 1 per CPU)")  # fmt: skip
     parser.add_argument("--out", type=Path, default=None, help="default outputs/proof/<env>")
     parser.add_argument("--smoke", action="store_true", help="tiny stages: plumbing check")
+    parser.add_argument("--low-memory", action="store_true",
+                        help="SFT and expert-iteration batches of 2 x grad_accum 4, expert "
+                             "iteration with activation checkpointing (E4: peaks under 3 GB, "
+                             "slower)")  # fmt: skip
     parser.add_argument("--set-sft", action="append", default=[], help="extra --set for SFT")
     parser.add_argument("--set-rl", action="append", default=[], help="extra --set for RL")
     parser.add_argument("--sft-checkpoint", type=Path, default=None,
@@ -205,8 +230,11 @@ def main(argv: list[str] | None = None) -> int:
     rl_config = args.rl_config or Path(f"configs/rlft/{env}.yaml")
     threads = [f"threads={args.threads}"] if args.threads else []
     n, real_n, rl_steps = args.num_examples, args.real_n, args.rl_steps
-    sft_sets = [f"data.env_args.prompt_style={args.prompt_style}", *threads, *args.set_sft]
-    rl_sets = [f"envs.{env}.env_args.prompt_style={args.prompt_style}", *threads, *args.set_rl]
+    low_sft, low_rl = (LOW_MEMORY_SFT, LOW_MEMORY_RL) if args.low_memory else ((), ())
+    sft_sets = [f"data.env_args.prompt_style={args.prompt_style}", *threads, *low_sft,
+                *args.set_sft]  # fmt: skip
+    rl_sets = [f"envs.{env}.env_args.prompt_style={args.prompt_style}", *threads, *low_rl,
+               *args.set_rl]  # fmt: skip
     if args.algorithm:
         rl_sets.append(f"algorithm={args.algorithm}")
     sft_steps: list[str] = []
@@ -246,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"Notice: real-data column skipped ({real_path} not found)", file=sys.stderr)
     checkpoints = {"sft": sft, "rl": rl}
-    base = base_eval_model(sft_config, args.eval_backend)
+    base = base_eval_model(sft_config, args.eval_backend, stages, out)
     models = {"base": base} | {
         label: eval_model_name(ckpt, args.eval_backend, stages, label)
         for label, ckpt in checkpoints.items()
@@ -254,14 +282,17 @@ def main(argv: list[str] | None = None) -> int:
     runs: dict[str, dict[str, str]] = {}
     tables: dict[str, str] = {}
     evals: dict[str, list[str]] = {}
-    for label, model in models.items():  # the base model's evals (its answers run to the
-        for column, env_args in columns.items():  # token limit) start first, in both lanes
+    # longest first, so that no lane is left with a long eval at the end: the real-data
+    # columns (longer prompts) before the test split, the base model (longer answers) first
+    order = sorted(columns, key=lambda column: column == "test")
+    for column in order:
+        for label, model in models.items():
             count = n if column == "test" else real_n
             root = out / "evals" / column / label
             evals[f"eval-{column}-{label}"] = [
                 *sv, "eval", env, "--models", model, "-n", str(count), "--seed", "42",
                 "--max-tokens", str(MAX_TOKENS[env]), "--fresh", "--quiet", "--no-cache",
-                "--output-dir", str(root), *env_arg_flags(env_args),
+                "--output-dir", str(root), *env_arg_flags(columns[column]),
             ]  # fmt: skip
             runs.setdefault(column, {})[label] = str(root)
     cpus = args.threads or len(os.sched_getaffinity(0))
@@ -280,6 +311,8 @@ def main(argv: list[str] | None = None) -> int:
                "eval_models": models, "eval_runs": runs,
                "timings_s": stages.timings, "eval_jobs": jobs, "n": n, "real_n": real_n,
                "llama_cpu_features": llama_cpu_features(),
+               "low_memory": args.low_memory,
+               "peak_rss_mb": {label: peak_rss_mb(ckpt) for label, ckpt in checkpoints.items()},
                "sft_reused": bool(args.sft_checkpoint),
                "rl_reused": bool(args.rl_checkpoint)}  # fmt: skip
     (out / "proof.json").write_text(json.dumps(summary, indent=2) + "\n")
