@@ -123,12 +123,16 @@ def run_dir(root: Path) -> Path:
     return found[-1].parent
 
 
-def eval_model_name(checkpoint: str, backend: str, stages: Stages, label: str = "") -> str:
+def eval_model_name(
+    checkpoint: str, backend: str, stages: Stages, label: str = "", gguf: Path | None = None
+) -> str:
     """The `sv eval` model name of a checkpoint: its GGUF export in llama.cpp (`llama`, an
-    `export-<label>` stage) or the transformers server (`hf`)."""
+    `export-<label>` stage, to `gguf` or the checkpoint's own `model.gguf`) or the
+    transformers server (`hf`)."""
     if backend != "llama":
         return f"hf:{checkpoint}"
-    export = [sys.executable, "-m", "security_verifiers.training.export_gguf", checkpoint]
+    export = [sys.executable, "-m", "security_verifiers.training.export_gguf", checkpoint,
+              *(["--out", str(gguf)] if gguf else [])]  # fmt: skip
     name = f"export-{label or Path(checkpoint).name}"
     return f"{LOCAL_PATH_PREFIX}{stages.run(name, export)}"
 
@@ -147,15 +151,11 @@ def base_eval_model(sft_config: Path, backend: str, stages: Stages, out: Path) -
         model = load_recipe(REPO / sft_config, SFTRecipe).model
     except UserError as exc:
         raise SystemExit(f"--sft-config: {exc}") from None
-    if backend == "hf":
-        return f"hf:{model}"
     local = model == DEFAULT_LOCAL_MODEL.removeprefix(LOCAL_PREFIX) or model.endswith(".gguf")
-    if not (local or Path(model).is_dir()):
+    if backend == "llama" and not (local or Path(model).is_dir()):
         raise SystemExit(f"--eval-backend llama: cannot export the base model {model!r} to "
                          "GGUF here (use --eval-backend hf)")  # fmt: skip
-    export = [sys.executable, "-m", "security_verifiers.training.export_gguf", model,
-              "--out", str(out / "base" / GGUF_NAME)]  # fmt: skip
-    return f"{LOCAL_PATH_PREFIX}{stages.run('export-base', export)}"
+    return eval_model_name(model, backend, stages, "base", gguf=out / "base" / GGUF_NAME)
 
 
 def reused_checkpoint(path: Path, flag: str) -> Path:
