@@ -55,6 +55,8 @@ def test_sft_writes_a_complete_checkpoint(sft_checkpoint: Path) -> None:
     )
     metrics = json.loads((sft_checkpoint / "metrics.json").read_text())
     assert [e["step"] for e in metrics["log_history"] if "loss" in e] == [1, 2]
+    # the label word's first token is found in the answers and its accuracy logged
+    assert all(0 <= e["decision_accuracy"] <= 1 for e in metrics["log_history"] if "loss" in e)
     datasets = json.loads((sft_checkpoint / "datasets.json").read_text())
     assert datasets["e1"]["content_hash"].startswith("sha256:")
     assert datasets["sft_examples"]["n_examples"] == 8

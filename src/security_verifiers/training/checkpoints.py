@@ -116,6 +116,7 @@ class CheckpointDir:
 CURVE_KEYS = (
     "loss",
     "mean_token_accuracy",
+    "decision_accuracy",
     "reward",
     "reward_std",
     "completions/mean_length",

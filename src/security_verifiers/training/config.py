@@ -89,6 +89,10 @@ class SFTTrain(Strict):
     logging_steps: int = Field(5, ge=1)
     save_steps: int = Field(20, ge=1)
     completion_only_loss: bool = True
+    decision_weight: float = Field(1.0, ge=1.0)
+    """The weight of each answer's decision token (the label word's first token after
+    `{"label": "`) in the mean token loss; 1: a token like any other. The decision accuracy is
+    logged either way (training/decision_tokens.py)."""
     activation_checkpointing: bool = False
     """Each decoder layer keeps only its input and recomputes the rest in the backward pass:
     less activation memory for ~1.1-1.3x the step time (E4, 135M, LoRA on every block, batch

@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-ANSWER_PREFIX = '{"label": "'
+from security_verifiers.training.decision_tokens import ANSWER_PREFIX
 
 
 def gold_label(row: dict[str, Any]) -> str:

@@ -26,7 +26,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-IGNORE = -100
+from security_verifiers.training.decision_tokens import (
+    IGNORE,
+    decision_accuracy,
+    decision_mask,
+    token_weights,
+    weighted_token_loss,
+)
+
 #: Below this many shared tokens the extra decoder call costs more than it saves.
 MIN_SHARED_PREFIX = 16
 
@@ -39,6 +46,7 @@ class LossStats:
     trained_tokens: int
     token_accuracy: float
     entropy: float
+    decision_accuracy: float | None = None
 
 
 def shared_prefix_length(input_ids: Any, labels: Any, attention_mask: Any) -> int:
@@ -172,11 +180,14 @@ def completion_loss(
     inputs: dict[str, Any],
     num_items_in_batch: Any = None,
     min_prefix: int = MIN_SHARED_PREFIX,
+    prefix_ids: list[int] | None = None,
+    decision_weight: float = 1.0,
 ) -> tuple[Any, LossStats]:
     """Mean cross-entropy over the trained labels of `inputs` (input_ids, labels,
-    attention_mask; right-padded), with the shared prefix run once (see the module doc)."""
+    attention_mask; right-padded), with the shared prefix run once (see the module doc).
+    With the answer prefix's ids (`prefix_ids`) each row's decision token weighs
+    `decision_weight` (decision_tokens.py) and its accuracy is reported."""
     import torch
-    import torch.nn.functional as F
 
     input_ids, labels = inputs["input_ids"], inputs["labels"]
     attention_mask = inputs["attention_mask"]
@@ -207,25 +218,63 @@ def completion_loss(
     trained = targets != IGNORE
     logits = head(hidden[:, :-1][trained]).float()
     gold = targets[trained]
-    token_loss = F.cross_entropy(logits, gold, reduction="sum")
+    decision = decision_mask(input_ids, labels, prefix_ids or [])[:, prefix + 1 :][trained]
     count = trained.sum() if num_items_in_batch is None else num_items_in_batch
-    loss = token_loss / torch.as_tensor(count).clamp(min=1)
+    loss = weighted_token_loss(logits, gold, token_weights(decision, decision_weight), count)
     with torch.no_grad():
         n = int(gold.numel())
         log_probs = logits.log_softmax(-1)
         accuracy = float((logits.argmax(-1) == gold).float().mean()) if n else 0.0
         entropy = float(-(log_probs.exp() * log_probs).sum(-1).mean()) if n else 0.0
-    return loss, LossStats(prefix, n, accuracy, entropy)
+        right = decision_accuracy(logits, gold, decision)
+    return loss, LossStats(prefix, n, accuracy, entropy, right)
 
 
-def prefix_sharing_trainer(base: type) -> type:
-    """A subclass of TRL's `SFTTrainer` (`base`) whose training loss is `completion_loss`.
+def forward_loss(
+    model: Any,
+    inputs: dict[str, Any],
+    num_items_in_batch: Any,
+    prefix_ids: list[int],
+    decision_weight: float,
+) -> tuple[Any, float | None]:
+    """The decision-weighted loss through the model's own forward pass (for batches that
+    `completion_loss` cannot take: packed, several processes) and the decision accuracy."""
+    import torch
 
-    It falls back to the base loss where sharing does not apply: packed or padding-free
-    batches (no attention mask), several processes (DDP must see the model's own forward),
-    models `supports_prefix_sharing` rejects, and calls that want the outputs."""
+    input_ids, labels = inputs["input_ids"], inputs["labels"]
+    logits = model(**{k: v for k, v in inputs.items() if k != "labels"}).logits[:, :-1]
+    targets = labels[:, 1:]
+    trained = targets != IGNORE
+    decision = decision_mask(input_ids, labels, prefix_ids)[:, 1:][trained]
+    logits, gold = logits[trained].float(), targets[trained]
+    count = trained.sum() if num_items_in_batch is None else num_items_in_batch
+    loss = weighted_token_loss(logits, gold, token_weights(decision, decision_weight), count)
+    with torch.no_grad():
+        right = decision_accuracy(logits, gold, decision)
+    return loss, right
+
+
+def prefix_sharing_trainer(
+    base: type,
+    prefix_ids: list[int] | None = None,
+    decision_weight: float = 1.0,
+    share_prefix: bool = True,
+) -> type:
+    """A subclass of TRL's `SFTTrainer` (`base`) whose training loss is `completion_loss`,
+    its decision token (after `prefix_ids`) weighted `decision_weight`.
+
+    It falls back to the model's own forward pass where sharing does not apply or is off
+    (`share_prefix`): packed or padding-free batches (no attention mask), several processes
+    (DDP must see the model's own forward), models `supports_prefix_sharing` rejects, and
+    calls that want the outputs (those get the base loss, unweighted). The base loss also
+    serves every batch when `decision_weight` is 1."""
 
     class PrefixSharingSFTTrainer(base):  # type: ignore[misc, valid-type]
+        def log_decision(self, right: float | None) -> None:
+            if right is not None:
+                mode = "train" if self.model.training else "eval"
+                self._metrics[mode]["decision_accuracy"].append(right)
+
         def compute_loss(
             self,
             model: Any,
@@ -234,15 +283,30 @@ def prefix_sharing_trainer(base: type) -> type:
             num_items_in_batch: Any = None,
         ) -> Any:
             usable = (
-                not return_outputs
+                share_prefix
+                and not return_outputs
                 and "attention_mask" in inputs
                 and "labels" in inputs
                 and self.accelerator.num_processes == 1
                 and supports_prefix_sharing(model)
             )
             if not usable:
-                return super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
-            loss, stats = completion_loss(model, inputs, num_items_in_batch)
+                plain = not prefix_ids or decision_weight == 1.0 or "labels" not in inputs
+                if return_outputs or plain:
+                    return super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
+                loss, right = forward_loss(
+                    model, inputs, num_items_in_batch, prefix_ids, decision_weight
+                )
+                self.log_decision(right)
+                return loss
+            loss, stats = completion_loss(
+                model,
+                inputs,
+                num_items_in_batch,
+                prefix_ids=prefix_ids,
+                decision_weight=decision_weight,
+            )
+            self.log_decision(stats.decision_accuracy)
             mode = "train" if self.model.training else "eval"
             metrics = self._metrics[mode]
             metrics["mean_token_accuracy"].append(stats.token_accuracy)

