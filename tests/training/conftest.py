@@ -79,3 +79,26 @@ def build_tiny_model(directory: Path) -> Path:
 def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("trl", reason="the training extra is not installed (make setup)")
     return build_tiny_model(tmp_path_factory.mktemp("tiny-llama"))
+
+
+@pytest.fixture
+def lora_model(tiny_model_dir: Path):
+    """A factory: the tiny Llama with a fresh LoRA adapter (r 4, on `layers` blocks or all)
+    whose B matrices are random (they start at zero, which would hide the adapter)."""
+    torch = pytest.importorskip("torch")
+    from peft import get_peft_model
+
+    from security_verifiers.models.hf_checkpoint import load_causal_lm, resolve_checkpoint
+    from security_verifiers.training.config import LoraSettings
+    from security_verifiers.training.sft import lora_config
+
+    def build(layers: int | None = None):
+        base = load_causal_lm(resolve_checkpoint(str(tiny_model_dir)), dtype="float32")
+        settings = LoraSettings(r=4, alpha=8, dropout=0.0, layers=layers)
+        model = get_peft_model(base, lora_config(settings, base))
+        for name, param in model.named_parameters():
+            if "lora_B" in name:
+                torch.nn.init.normal_(param, std=0.05)
+        return model
+
+    return build

@@ -3,8 +3,6 @@ weighted exactly as asked in both SFT loss paths, and present in real chat-templ
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from security_verifiers.training.decision_tokens import (
@@ -40,22 +38,6 @@ def test_the_decision_is_the_first_trained_token_after_the_prefix() -> None:
     found = decision_mask(batch["input_ids"], batch["labels"], PREFIX)
     assert found.nonzero().tolist() == [[0, 9], [1, 7]]  # not row 0's prompt, none in row 2
     assert not decision_mask(batch["input_ids"], batch["labels"], []).any()
-
-
-def _model(tiny_model_dir: Path):
-    torch = pytest.importorskip("torch")
-    from peft import get_peft_model
-
-    from security_verifiers.models.hf_checkpoint import load_causal_lm, resolve_checkpoint
-    from security_verifiers.training.config import LoraSettings
-    from security_verifiers.training.sft import lora_config
-
-    base = load_causal_lm(resolve_checkpoint(str(tiny_model_dir)), dtype="float32")
-    model = get_peft_model(base, lora_config(LoraSettings(r=4, alpha=8, dropout=0.0), base))
-    for name, param in model.named_parameters():
-        if "lora_B" in name:
-            torch.nn.init.normal_(param, std=0.05)
-    return model
 
 
 def _shared_batch(torch, answer_prefix: list[int]):
@@ -100,11 +82,11 @@ def _reference(model, batch, prefix_ids, weight):
 
 
 @pytest.mark.parametrize("weight", [1.0, 10.0])
-def test_both_loss_paths_weight_the_decision_exactly(tiny_model_dir: Path, weight) -> None:
+def test_both_loss_paths_weight_the_decision_exactly(lora_model, weight) -> None:
     torch = pytest.importorskip("torch")
     from security_verifiers.training.prefix_sharing import completion_loss, forward_loss
 
-    model = _model(tiny_model_dir)
+    model = lora_model()
     prefix_ids = [30, 31, 32]
     batch = _shared_batch(torch, prefix_ids)
     assert decision_mask(batch["input_ids"], batch["labels"], prefix_ids).sum() == 3

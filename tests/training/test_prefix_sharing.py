@@ -63,20 +63,9 @@ def _reference_loss(model, batch):
 
 
 @pytest.mark.parametrize("layers", [None, 1])
-def test_loss_and_gradients_equal_the_full_forward(tiny_model_dir: Path, layers) -> None:
+def test_loss_and_gradients_equal_the_full_forward(lora_model, layers) -> None:
     torch = pytest.importorskip("torch")
-    from peft import get_peft_model
-
-    from security_verifiers.models.hf_checkpoint import load_causal_lm, resolve_checkpoint
-    from security_verifiers.training.config import LoraSettings
-    from security_verifiers.training.sft import lora_config
-
-    base = load_causal_lm(resolve_checkpoint(str(tiny_model_dir)), dtype="float32")
-    settings = LoraSettings(r=4, alpha=8, dropout=0.0, layers=layers)
-    model = get_peft_model(base, lora_config(settings, base))
-    for name, param in model.named_parameters():  # LoRA B starts at zero: make it matter
-        if "lora_B" in name:
-            torch.nn.init.normal_(param, std=0.05)
+    model = lora_model(layers)
     assert supports_prefix_sharing(model)
     batch = _batch(torch)
 
@@ -118,22 +107,13 @@ def test_scaled_logits_are_not_supported() -> None:
     assert not supports_prefix_sharing(Model())
 
 
-def test_exact_under_activation_checkpointing(tiny_model_dir: Path) -> None:
+def test_exact_under_activation_checkpointing(lora_model) -> None:
     """transformers drops a checkpointed layer's cache argument; the shared prefix must
     survive that (else the rows lose their context and the loss silently changes)."""
     torch = pytest.importorskip("torch")
-    from peft import get_peft_model
-
-    from security_verifiers.models.hf_checkpoint import load_causal_lm, resolve_checkpoint
-    from security_verifiers.training.config import LoraSettings
     from security_verifiers.training.prefix_sharing import checkpointed_layers
-    from security_verifiers.training.sft import lora_config
 
-    base = load_causal_lm(resolve_checkpoint(str(tiny_model_dir)), dtype="float32")
-    model = get_peft_model(base, lora_config(LoraSettings(r=4, alpha=8, dropout=0.0), base))
-    for name, param in model.named_parameters():
-        if "lora_B" in name:
-            torch.nn.init.normal_(param, std=0.05)
+    model = lora_model()
     model.train()
     batch = _batch(torch)
     expected = _reference_loss(model, batch)

@@ -63,6 +63,16 @@ def test_wrong_type_names_the_field(tmp_path: Path) -> None:
     assert "train.batch_size" in message
 
 
+def test_decision_weight_is_at_least_one_in_both_stages(tmp_path: Path) -> None:
+    for name, kind in (("sft/e1.yaml", SFTRecipe), ("sft/e4.yaml", SFTRecipe)):
+        assert load_recipe(REPO / "configs" / name, kind).train.decision_weight == 10.0
+    assert "train.decision_weight" in error_of(
+        write(tmp_path, "train: {decision_weight: 0.5}\n"), SFTRecipe
+    )
+    ei = write(tmp_path, "envs: {e4: {}}\nexpert_iteration: {decision_weight: 0}\n")
+    assert "expert_iteration.decision_weight" in error_of(ei, RLRecipe)
+
+
 def test_unknown_environment(tmp_path: Path) -> None:
     message = error_of(write(tmp_path, "data: {env: e9}\n"), SFTRecipe)
     assert "data.env" in message and "unknown environment" in message

@@ -217,6 +217,8 @@ class ExpertIteration(Strict):
     while activation memory follows batch_size alone."""
     pad_to_multiple_of: int | None = Field(None, ge=1)
     """As `train.pad_to_multiple_of`, for each round's SFT steps."""
+    decision_weight: float = Field(1.0, ge=1.0)
+    """As `train.decision_weight`, for each round's SFT steps."""
     activation_checkpointing: bool = False
     """As `train.activation_checkpointing`, for each round's SFT steps: each decoder layer
     keeps only its input and recomputes the rest in the backward pass. Exact (the shared

@@ -315,6 +315,7 @@ def run_round(
                 batch_size=min(settings.batch_size, len(kept)),
                 grad_accum=settings.grad_accum,
                 pad_to_multiple_of=settings.pad_to_multiple_of,
+                decision_weight=settings.decision_weight,
                 activation_checkpointing=settings.activation_checkpointing,
                 max_length=settings.max_length,
                 warmup_ratio=0.0,
