@@ -28,7 +28,7 @@ def main() -> None:
         threads=1,
         lora=LoraSettings(r=4, alpha=8, dropout=0.0),
         train=SFTTrain(max_steps=1, batch_size=2, logging_steps=1, save_steps=100,
-                       max_length=256),
+                       max_length=256, decision_weight=10.0),  # the model's own forward
     )  # fmt: skip
     runtime = setup_runtime(1, "float32")
     _, trainer = build_sft_trainer(
@@ -43,6 +43,7 @@ def main() -> None:
         "distributed_type": str(state.distributed_type),
         "backend": getattr(state, "backend", None),
         "global_step": trainer.state.global_step,
+        "decision_logged": any("decision_accuracy" in e for e in trainer.state.log_history),
     }
     (out / f"rank{rank}.json").write_text(json.dumps(report))
 

@@ -52,3 +52,4 @@ def test_sft_trainer_builds_under_two_processes(tiny_model_dir: Path, tmp_path: 
         assert report["num_processes"] == 2 and report["backend"] == "gloo"
         assert report["distributed_type"].endswith("MULTI_CPU")
         assert report["global_step"] == 1
+        assert report["decision_logged"]  # the weighted loss ran through DDP's forward

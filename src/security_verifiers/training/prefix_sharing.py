@@ -298,6 +298,9 @@ def prefix_sharing_trainer(
                     model, inputs, num_items_in_batch, prefix_ids, decision_weight
                 )
                 self.log_decision(right)
+                processes = self.accelerator.num_processes
+                if num_items_in_batch is not None and self.args.average_tokens_across_devices:
+                    loss = loss * processes  # the count is global; DDP averages the gradients
                 return loss
             loss, stats = completion_loss(
                 model,
