@@ -42,22 +42,20 @@ def decision_mask(input_ids: Any, labels: Any, prefix_ids: list[int]) -> Any:
     return candidates & (candidates.cumsum(dim=1) == 1)
 
 
-def token_weights(decision: Any, decision_weight: float) -> Any:
-    """1 for every token, `decision_weight` for decision tokens (float tensor)."""
-    return 1.0 + (decision_weight - 1.0) * decision.float()
-
-
-def weighted_token_loss(logits: Any, gold: Any, weights: Any, count: Any) -> Any:
-    """Sum of the weighted per-token cross-entropies over `count` (the trained tokens)."""
+def weighted_loss(
+    logits: Any, gold: Any, decision: Any, count: Any, decision_weight: float
+) -> tuple[Any, float | None]:
+    """The trained tokens' cross-entropies (`logits` and `gold` of the trained positions),
+    each `decision` token's times `decision_weight`, summed over `count`; and the share of
+    decision tokens predicted right (None when there are none)."""
     import torch
     import torch.nn.functional as F
 
+    weights = 1.0 + (decision_weight - 1.0) * decision.float()
     per_token = F.cross_entropy(logits, gold, reduction="none")
-    return (per_token * weights).sum() / torch.as_tensor(count).clamp(min=1)
-
-
-def decision_accuracy(logits: Any, gold: Any, decision: Any) -> float | None:
-    """The share of decision tokens predicted right (None when the batch has none)."""
+    loss = (per_token * weights).sum() / torch.as_tensor(count).clamp(min=1)
     if not bool(decision.any()):
-        return None
-    return float((logits[decision].argmax(-1) == gold[decision]).float().mean())
+        return loss, None
+    with torch.no_grad():
+        right = float((logits[decision].argmax(-1) == gold[decision]).float().mean())
+    return loss, right

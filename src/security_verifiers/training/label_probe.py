@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from security_verifiers.training.decision_tokens import ANSWER_PREFIX
+from security_verifiers.training.decision_tokens import answer_prefix_ids
 
 
 def gold_label(row: dict[str, Any]) -> str:
@@ -33,9 +33,7 @@ def encode(tokenizer: Any, row: dict[str, Any]) -> list[int]:
     """The chat prompt's ids plus the answer's opening (the label comes next)."""
     from security_verifiers.models.hf_generation import chat_prompt_ids
 
-    return chat_prompt_ids(tokenizer, row["prompt"]) + tokenizer.encode(
-        ANSWER_PREFIX, add_special_tokens=False
-    )
+    return chat_prompt_ids(tokenizer, row["prompt"]) + answer_prefix_ids(tokenizer)
 
 
 def features(

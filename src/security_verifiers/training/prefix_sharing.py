@@ -26,13 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from security_verifiers.training.decision_tokens import (
-    IGNORE,
-    decision_accuracy,
-    decision_mask,
-    token_weights,
-    weighted_token_loss,
-)
+from security_verifiers.training.decision_tokens import IGNORE, decision_mask, weighted_loss
 
 #: Below this many shared tokens the extra decoder call costs more than it saves.
 MIN_SHARED_PREFIX = 16
@@ -220,13 +214,12 @@ def completion_loss(
     gold = targets[trained]
     decision = decision_mask(input_ids, labels, prefix_ids or [])[:, prefix + 1 :][trained]
     count = trained.sum() if num_items_in_batch is None else num_items_in_batch
-    loss = weighted_token_loss(logits, gold, token_weights(decision, decision_weight), count)
+    loss, right = weighted_loss(logits, gold, decision, count, decision_weight)
     with torch.no_grad():
         n = int(gold.numel())
         log_probs = logits.log_softmax(-1)
         accuracy = float((logits.argmax(-1) == gold).float().mean()) if n else 0.0
         entropy = float(-(log_probs.exp() * log_probs).sum(-1).mean()) if n else 0.0
-        right = decision_accuracy(logits, gold, decision)
     return loss, LossStats(prefix, n, accuracy, entropy, right)
 
 
@@ -239,19 +232,14 @@ def forward_loss(
 ) -> tuple[Any, float | None]:
     """The decision-weighted loss through the model's own forward pass (for batches that
     `completion_loss` cannot take: packed, several processes) and the decision accuracy."""
-    import torch
-
     input_ids, labels = inputs["input_ids"], inputs["labels"]
     logits = model(**{k: v for k, v in inputs.items() if k != "labels"}).logits[:, :-1]
     targets = labels[:, 1:]
     trained = targets != IGNORE
     decision = decision_mask(input_ids, labels, prefix_ids)[:, 1:][trained]
-    logits, gold = logits[trained].float(), targets[trained]
     count = trained.sum() if num_items_in_batch is None else num_items_in_batch
-    loss = weighted_token_loss(logits, gold, token_weights(decision, decision_weight), count)
-    with torch.no_grad():
-        right = decision_accuracy(logits, gold, decision)
-    return loss, right
+    gold = targets[trained]
+    return weighted_loss(logits[trained].float(), gold, decision, count, decision_weight)
 
 
 def prefix_sharing_trainer(
