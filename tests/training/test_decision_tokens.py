@@ -135,3 +135,13 @@ def test_real_answers_carry_the_prefix_under_smollm2s_chat_template(env: str) ->
         )["input_ids"]
         starts = [i for i in range(len(ids)) if ids[i : i + len(prefix)] == prefix]
         assert starts, example["completion"]
+
+
+def test_an_untrained_decision_leaves_the_rest_of_the_answer() -> None:
+    from security_verifiers.training.decision_tokens import untrained_decision
+
+    ids = [5, 7, 8, 9, 40, 11, 7, 8, 9, 41, 12, 13]
+    labels = [IGNORE] * 6 + ids[6:]
+    masked = untrained_decision(ids, labels, PREFIX)
+    assert masked == [*labels[:9], IGNORE, *labels[10:]]  # not the prompt's prefix at 1-3
+    assert untrained_decision(ids, labels, [1, 2]) == labels  # no prefix: unchanged

@@ -7,6 +7,7 @@ import json
 from security_verifiers.training.expert import (
     group_confidences,
     label_agreement,
+    labels_differ,
     rewrite_group_confidences,
     stated_confidence,
     with_confidence,
@@ -41,6 +42,12 @@ def test_with_confidence_rewrites_only_the_confidence_field():
 def test_label_agreement_counts_each_answers_label_in_its_group():
     texts = [answer("Malicious")] * 3 + [answer("Benign"), "not json"]
     assert label_agreement(texts) == [3, 3, 3, 1, None]
+
+
+def test_labels_differ_only_between_labelled_answers():
+    assert labels_differ([answer("Malicious"), answer("Benign")])
+    assert not labels_differ([answer("Malicious")] * 3 + ["not json", json.dumps({"x": 1})])
+    assert not labels_differ([])
 
 
 def test_a_prior_shrinks_the_share_toward_the_pooled_share():

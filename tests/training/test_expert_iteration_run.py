@@ -160,3 +160,52 @@ def test_sampled_confidence_is_the_default(
     (entry,) = json.loads((root / "metrics.json").read_text())["log_history"]
     assert entry["kept_confidence"] == 0.9
     assert 0 < entry["peak_rss_mb_sampled"] <= entry["peak_rss_mb"]  # which phase set the peak
+
+
+@pytest.mark.parametrize("decision_from", ["mixed", "all"])
+def test_groups_that_agree_on_the_label_do_not_train_it_under_mixed(
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, decision_from: str
+):
+    """Every group says Malicious at varying confidences, so answers are kept for their
+    calibration. Under `decision_from: mixed` none of them trains the label token (the rest of
+    each answer still trains); under `all` each does."""
+    from security_verifiers.training import expert, sft
+    from security_verifiers.training.decision_tokens import answer_prefix_ids, decision_mask
+
+    agreed = [
+        json.dumps({"label": "Malicious", "confidence": c, "rationale": "r"})
+        for c in (0.9, 0.6, 0.8, 0.5)
+    ]
+
+    @contextmanager
+    def fixed_sampler(*args, **kwargs):
+        yield lambda prompt, k, **kw: list(agreed)
+
+    found: list[tuple[int, int]] = []
+    original = sft.build_sft_trainer
+
+    def recording(recipe, *args, **kwargs):
+        import torch
+
+        tokenizer, trainer = original(recipe, *args, **kwargs)
+        prefix = answer_prefix_ids(tokenizer)
+        for row in trainer.train_dataset:
+            ids, labels = torch.tensor([row["input_ids"]]), torch.tensor([row["labels"]])
+            trained = int((labels != -100).sum())
+            found.append((int(decision_mask(ids, labels, prefix).sum()), trained))
+        return tokenizer, trainer
+
+    monkeypatch.setattr(expert, "_sampler", fixed_sampler)
+    monkeypatch.setattr(sft, "build_sft_trainer", recording)
+    root = run_tiny_expert_iteration(tiny_model_dir, tmp_path, rounds=1, k=4, prompts=3,
+                                     decision_from=decision_from)  # fmt: skip
+    (entry,) = json.loads((root / "metrics.json").read_text())["log_history"]
+    assert entry["kept"] > 0 and found
+    assert set(entry["kept_groups"]) <= {"Benign/agreed", "Malicious/agreed"}
+    assert all(trained > 10 for _, trained in found)  # the rest of the answer trains
+    if decision_from == "mixed":
+        assert entry["decision_trained"] == {}
+        assert all(decisions == 0 for decisions, _ in found)
+    else:
+        assert sum(entry["decision_trained"].values()) == entry["kept"]
+        assert all(decisions == 1 for decisions, _ in found)

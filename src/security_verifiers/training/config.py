@@ -226,6 +226,14 @@ class ExpertIteration(Strict):
     learning_rate: float = Field(1e-4, gt=0)
     sft_steps: int = Field(4, ge=1)
     """Optimizer steps on each round's kept samples."""
+    decision_from: Literal["all", "mixed"] = "all"
+    """Which kept answers train the decision token (the label word's first token). all:
+    every kept answer. mixed: only those from groups whose k answers gave different labels;
+    a kept answer from a group that agreed trains the rest of itself (evidence, confidence,
+    format) but not its label, as under GRPO, whose group-centred advantages cancel on a
+    token every answer of the group shares. With `all`, a group that agreed on its label is
+    kept whenever another part of the reward varies, which (for E4) is more often the case for
+    one label than the other, and the label drifts (issue 21 note)."""
     label_balanced: bool = True
     """Each round's SFT steps read the kept answers interleaved by the gold label of their
     prompt, in equal shares (a round trains on a few batches of what it kept, which need not

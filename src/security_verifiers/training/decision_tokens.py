@@ -42,6 +42,33 @@ def decision_mask(input_ids: Any, labels: Any, prefix_ids: list[int]) -> Any:
     return candidates & (candidates.cumsum(dim=1) == 1)
 
 
+def untrained_decision(input_ids: list[int], labels: list[int], prefix_ids: list[int]) -> list[int]:
+    """`labels` with the row's decision token set to IGNORE: the rest of the answer still
+    trains, the choice of label does not (unchanged without a decision token)."""
+    import torch
+
+    ids = torch.tensor([input_ids])
+    gold = torch.tensor([labels])
+    position = decision_mask(ids, gold, prefix_ids)[0].nonzero()
+    if not len(position):
+        return list(labels)
+    masked = list(labels)
+    masked[int(position[0])] = IGNORE
+    return masked
+
+
+def keep_decisions_where(dataset: Any, column: str, prefix_ids: list[int]) -> Any:
+    """A prepared SFT dataset (`input_ids`, `labels`) whose rows with a false `column` no
+    longer train their decision token."""
+
+    def mask(row: dict[str, Any]) -> dict[str, Any]:
+        if row[column]:
+            return {"labels": row["labels"]}
+        return {"labels": untrained_decision(row["input_ids"], row["labels"], prefix_ids)}
+
+    return dataset.map(mask, desc="Untraining decisions")
+
+
 def weighted_loss(
     logits: Any, gold: Any, decision: Any, count: Any, decision_weight: float
 ) -> tuple[Any, float | None]:

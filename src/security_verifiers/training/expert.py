@@ -3,7 +3,8 @@
 Each round: take `prompts` training prompts, sample `k` answers per prompt from the current
 policy, score every answer with the environment's own reward (the replay scorer GRPO uses too),
 keep the answers that beat their group's mean (or each group's best), and run `sft_steps` SFT
-steps on the kept answers. Cheaper per update than GRPO on CPU (no reference log-probs) and
+steps on the kept answers (with `decision_from: mixed`, the label token only from groups whose
+answers disagreed on the label). Cheaper per update than GRPO on CPU (no reference log-probs) and
 never trains on an answer the reward did not prefer. With `confidence: group` a kept answer
 states the share of its group that gave its label instead of its sampled confidence: a
 per-answer calibration score cannot teach the policy how often it is right, a group of k
@@ -152,12 +153,23 @@ def answer_object(text: str) -> dict[str, Any] | None:
     return answer if isinstance(answer, dict) else None
 
 
+def answer_labels(texts: Sequence[str]) -> list[str | None]:
+    """Each answer's label (as a string), None where it has none."""
+    labels = [(answer_object(text) or {}).get("label") for text in texts]
+    return [None if label is None else str(label) for label in labels]
+
+
 def label_agreement(texts: Sequence[str]) -> list[int | None]:
     """Per answer, how many of the group's answers gave its label (itself included); None
     where an answer has no label."""
-    labels = [(answer_object(text) or {}).get("label") for text in texts]
-    counts = Counter(str(label) for label in labels if label is not None)
-    return [None if label is None else counts[str(label)] for label in labels]
+    labels = answer_labels(texts)
+    counts = Counter(label for label in labels if label is not None)
+    return [None if label is None else counts[label] for label in labels]
+
+
+def labels_differ(texts: Sequence[str]) -> bool:
+    """Whether the group's labelled answers gave more than one label."""
+    return len({label for label in answer_labels(texts) if label is not None}) > 1
 
 
 def stated_confidence(
@@ -255,6 +267,7 @@ def run_round(
 
     started = time.perf_counter()
     kept: list[dict[str, Any]] = []
+    groups: Counter[str] = Counter()  # groups with a kept answer, by gold label and agreement
     all_rewards: list[float] = []
     n_samples = 0
     export_s = 0.0
@@ -276,11 +289,15 @@ def run_round(
             all_rewards += rewards
             chosen = select(rewards, settings.keep, settings.min_reward)
             agree = label_agreement(texts) if settings.confidence == "group" else []
+            mixed = labels_differ(texts)
+            if chosen:
+                groups[f"{full.get('answer')}/{'mixed' if mixed else 'agreed'}"] += 1
             for j in chosen:
                 item = {
                     "prompt": list(full["prompt"]),
                     "completion": [{"role": "assistant", "content": texts[j]}],
                     "gold": full.get("answer"),
+                    "train_decision": mixed or settings.decision_from == "all",
                 }
                 if agree and agree[j]:
                     item["agreement"] = (agree[j], len(texts))  # removed before training
@@ -297,6 +314,10 @@ def run_round(
         "kept": len(kept),
         "kept_labels": dict(Counter(answer_label(item) or "unparsed" for item in kept)),
         "kept_gold": dict(Counter(str(item["gold"]) for item in kept)),
+        "kept_groups": dict(sorted(groups.items())),
+        "decision_trained": dict(
+            Counter(str(item["gold"]) for item in kept if item["train_decision"])
+        ),
         "kept_confidence": mean_confidence(kept),
         "sampler": settings.sampler,
         "export_s": round(export_s, 2),

@@ -224,11 +224,12 @@ def build_sft_trainer(
     """The tokenizer and an SFTTrainer with a fresh LoRA adapter on the loaded model (or on
     `model`, e.g. an RL policy that already carries its adapter). With `balance_key` (and
     `train.label_balanced`) batches hold equal shares of that key's values instead of the
-    answers' label proportions."""
+    answers' label proportions. An example with `train_decision: False` trains its answer
+    except the decision token (decision_tokens.py)."""
     from datasets import Dataset
     from trl import SFTTrainer
 
-    from security_verifiers.training.decision_tokens import answer_prefix_ids
+    from security_verifiers.training.decision_tokens import answer_prefix_ids, keep_decisions_where
     from security_verifiers.training.prefix_sharing import prefix_sharing_trainer
 
     runtime = runtime or setup_runtime(recipe.threads, recipe.dtype)
@@ -245,8 +246,13 @@ def build_sft_trainer(
             recipe.train.seed,
             **({"key": balance_key, "equal_shares": True} if balance_key else {}),
         )
+    partial = any(e.get("train_decision") is False for e in examples)
     dataset = Dataset.from_list(
-        [{"prompt": e["prompt"], "completion": e["completion"]} for e in examples]
+        [
+            {"prompt": e["prompt"], "completion": e["completion"]}
+            | ({"train_decision": e.get("train_decision", True)} if partial else {})
+            for e in examples
+        ]
     )
     train = recipe.train
     trainer_class = SFTTrainer
@@ -264,6 +270,10 @@ def build_sft_trainer(
         processing_class=tokenizer,
         peft_config=peft_config,
     )
+    if partial:
+        trainer.train_dataset = keep_decisions_where(
+            trainer.train_dataset, "train_decision", answer_prefix_ids(tokenizer)
+        )
     release_every = recipe.train.release_memory_every if runtime.device == "cpu" else 0
     trainer.add_callback(memory_callback(release_every))
     return tokenizer, trainer
