@@ -81,7 +81,7 @@ def _reference(model, batch, prefix_ids, weight):
     return (per_token * weights)[trained].sum() / trained.sum()
 
 
-@pytest.mark.parametrize("weight", [1.0, 10.0])
+@pytest.mark.parametrize("weight", [0.0, 1.0, 10.0])
 def test_both_loss_paths_weight_the_decision_exactly(lora_model, weight) -> None:
     torch = pytest.importorskip("torch")
     from security_verifiers.training.prefix_sharing import completion_loss, forward_loss

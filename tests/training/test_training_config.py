@@ -63,13 +63,13 @@ def test_wrong_type_names_the_field(tmp_path: Path) -> None:
     assert "train.batch_size" in message
 
 
-def test_decision_weight_is_at_least_one_in_both_stages(tmp_path: Path) -> None:
+def test_decision_weight_is_not_negative_in_either_stage(tmp_path: Path) -> None:
     for name, kind in (("sft/e1.yaml", SFTRecipe), ("sft/e4.yaml", SFTRecipe)):
         assert load_recipe(REPO / "configs" / name, kind).train.decision_weight == 10.0
     assert "train.decision_weight" in error_of(
-        write(tmp_path, "train: {decision_weight: 0.5}\n"), SFTRecipe
+        write(tmp_path, "train: {decision_weight: -0.5}\n"), SFTRecipe
     )
-    ei = write(tmp_path, "envs: {e4: {}}\nexpert_iteration: {decision_weight: 0}\n")
+    ei = write(tmp_path, "envs: {e4: {}}\nexpert_iteration: {decision_weight: -1}\n")
     assert "expert_iteration.decision_weight" in error_of(ei, RLRecipe)
 
 

@@ -89,10 +89,11 @@ class SFTTrain(Strict):
     logging_steps: int = Field(5, ge=1)
     save_steps: int = Field(20, ge=1)
     completion_only_loss: bool = True
-    decision_weight: float = Field(1.0, ge=1.0)
+    decision_weight: float = Field(1.0, ge=0.0)
     """The weight of each answer's decision token (the label word's first token after
-    `{"label": "`) in the mean token loss; 1: a token like any other. The decision accuracy is
-    logged either way (training/decision_tokens.py)."""
+    `{"label": "`) in the mean token loss; 1: a token like any other, below 1 a gentler step
+    on the label than on the rest, 0 none. The decision accuracy is logged either way
+    (training/decision_tokens.py)."""
     activation_checkpointing: bool = False
     """Each decoder layer keeps only its input and recomputes the rest in the backward pass:
     less activation memory for ~1.1-1.3x the step time (E4, 135M, LoRA on every block, batch
@@ -217,7 +218,7 @@ class ExpertIteration(Strict):
     while activation memory follows batch_size alone."""
     pad_to_multiple_of: int | None = Field(None, ge=1)
     """As `train.pad_to_multiple_of`, for each round's SFT steps."""
-    decision_weight: float = Field(1.0, ge=1.0)
+    decision_weight: float = Field(1.0, ge=0.0)
     """As `train.decision_weight`, for each round's SFT steps."""
     activation_checkpointing: bool = False
     """As `train.activation_checkpointing`, for each round's SFT steps: each decoder layer
