@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import os
@@ -167,7 +166,7 @@ def eval_command(
 ) -> None:
     """Evaluate models on an environment; artifacts go to OUTPUT_DIR/<env>--<model>/<run_id>/."""
     from security_verifiers.evaluation.config import EvalConfig
-    from security_verifiers.evaluation.runner import evaluate
+    from security_verifiers.evaluation.runner import evaluate, run_interruptible
 
     check_eval_numbers(n, max_concurrent, max_retries, timeout)
     names = [m for m in (s.strip() for s in models.split(",")) if m] or default_models(
@@ -200,7 +199,7 @@ def eval_command(
     except pydantic.ValidationError as exc:
         raise config_error(exc) from None
     try:
-        runs = asyncio.run(evaluate(config, console))
+        runs = run_interruptible(evaluate(config, console))
     except KeyboardInterrupt:
         raise Interrupted from None
     message = failed_rollouts_message(runs)
@@ -225,6 +224,7 @@ def tournament_command(
 ) -> None:
     """Attack-success matrix: every attacker against every defender on E5."""
     from security_verifiers.evaluation.config import EvalConfig
+    from security_verifiers.evaluation.runner import run_interruptible
     from security_verifiers.tournament import play_round, print_matrix
 
     def names(value: str) -> list[str]:
@@ -240,7 +240,7 @@ def tournament_command(
     except pydantic.ValidationError as exc:
         raise config_error(exc) from None
     try:
-        result = asyncio.run(
+        result = run_interruptible(
             play_round(names(attackers), names(defenders), base, output_dir, console)
         )
     except KeyboardInterrupt:

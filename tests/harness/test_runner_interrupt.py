@@ -33,3 +33,30 @@ def test_retrieved_task_exceptions_are_not_logged(caplog, retrieve: bool) -> Non
         _run_with_failed_task(retrieve)
     logged = any("never retrieved" in r.getMessage() for r in caplog.records)
     assert logged is not retrieve
+
+
+def _interrupted_task_run(run) -> None:
+    """A task that a Ctrl-C ended (KeyboardInterrupt raised inside it), left unretrieved."""
+
+    async def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    async def main() -> None:
+        asyncio.ensure_future(interrupted())  # noqa: RUF006 (left unretrieved on purpose)
+        await asyncio.sleep(1)
+
+    with pytest.raises(KeyboardInterrupt):
+        run(main())
+    gc.collect()
+
+
+@pytest.mark.parametrize("interruptible", [False, True])
+def test_a_task_a_ctrl_c_ended_is_not_reported_at_exit(caplog, interruptible: bool) -> None:
+    """`sv eval` and `sv tournament` run under `run_interruptible`: the Ctrl-C may land in any
+    task (the progress line, an HTTP client's), not only in a rollout's."""
+    from security_verifiers.evaluation.runner import run_interruptible
+
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        _interrupted_task_run(run_interruptible if interruptible else asyncio.run)
+    logged = any("never retrieved" in r.getMessage() for r in caplog.records)
+    assert logged is not interruptible

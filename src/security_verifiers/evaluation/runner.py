@@ -13,11 +13,11 @@ import json
 import logging
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import datasets
 import httpx2
@@ -43,6 +43,8 @@ from security_verifiers.models.spec import ModelSpec, redact, redact_url, resolv
 from sv_shared.env_args import allowed_env_args, check_env_args
 from sv_shared.rollout_logging import build_rollout_logger
 from sv_shared.spec import LoadedEnvInfo
+
+T = TypeVar("T")
 
 
 class PlainProgress:
@@ -497,6 +499,21 @@ async def _run_rollouts(
     rollout_log.log_summary(summary)
     rollout_log.close()
     return ModelRun(spec=spec, run_dir=store.dir, summary=summary, resumed_rows=len(kept))
+
+
+def run_interruptible(coro: Coroutine[Any, Any, T]) -> T:
+    """`asyncio.run(coro)`, except that a task a Ctrl-C ended is not reported at exit. The
+    KeyboardInterrupt lands in whichever task runs at that moment (a rollout, the progress
+    line, an HTTP client's); asyncio would print that task's traceback ("Task exception was
+    never retrieved") after the run's own message."""
+    with asyncio.Runner() as runner:
+        runner.get_loop().set_exception_handler(_skip_interrupted_tasks)
+        return runner.run(coro)
+
+
+def _skip_interrupted_tasks(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    if not isinstance(context.get("exception"), KeyboardInterrupt):
+        loop.default_exception_handler(context)
 
 
 def retrieve_exceptions(tasks: list[asyncio.Future[Any]]) -> None:
