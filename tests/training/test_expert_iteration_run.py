@@ -209,3 +209,54 @@ def test_groups_that_agree_on_the_label_do_not_train_it_under_mixed(
     else:
         assert sum(entry["decision_trained"].values()) == entry["kept"]
         assert all(decisions == 1 for decisions, _ in found)
+
+
+@pytest.mark.parametrize("scope", ["round", "stage"])
+def test_a_stage_scoped_optimizer_runs_one_schedule_through_the_rounds(
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scope: str
+):
+    """`optimizer_scope: stage`: every round's trainer steps the same AdamW (its step count
+    runs on) down one cosine schedule over rounds x sft_steps; `round`: each round restarts
+    at the full learning rate."""
+    from security_verifiers.training import expert
+
+    attached: list[expert.StageOptimizer] = []
+    original = expert.StageOptimizer.attach
+
+    def recording(self, trainer):
+        original(self, trainer)
+        attached.append(self)
+
+    monkeypatch.setattr(expert.StageOptimizer, "attach", recording)
+    root = run_tiny_expert_iteration(tiny_model_dir, tmp_path, rounds=3, keep="best",
+                                     sft_steps=2, optimizer_scope=scope)  # fmt: skip
+    history = json.loads((root / "metrics.json").read_text())["log_history"]
+    first_rates = [entry["learning_rate"][0] for entry in history]
+    if scope == "round":
+        assert not attached
+        assert first_rates[0] == first_rates[1] == first_rates[2]
+        return
+    assert len(attached) == 3 and len({id(s) for s in attached}) == 1
+    shared = attached[0]
+    assert shared.steps_taken == 6
+    assert all(int(state["step"]) == 6 for state in shared.optimizer.state.values())
+    assert first_rates[0] > first_rates[1] > first_rates[2]
+    assert history[-1]["learning_rate"][1] < 0.1 * first_rates[0]  # step 6 of 6: cos(5/6 pi)
+
+
+def test_the_confidence_weight_reaches_each_rounds_loss(
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from security_verifiers.training import prefix_sharing
+
+    weights: list[tuple[float, bool]] = []
+    original = prefix_sharing.completion_loss
+
+    def recording(model, inputs, *args, **kwargs):
+        weights.append((kwargs["confidence_weight"], kwargs["confidence_ids"] is not None))
+        return original(model, inputs, *args, **kwargs)
+
+    monkeypatch.setattr(prefix_sharing, "completion_loss", recording)
+    run_tiny_expert_iteration(tiny_model_dir, tmp_path, rounds=1, keep="best",
+                              confidence_weight=4.0)  # fmt: skip
+    assert weights and all(w == (4.0, True) for w in weights)

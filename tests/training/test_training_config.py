@@ -73,6 +73,16 @@ def test_decision_weight_is_not_negative_in_either_stage(tmp_path: Path) -> None
     assert "expert_iteration.decision_weight" in error_of(ei, RLRecipe)
 
 
+def test_confidence_weight_and_optimizer_scope_are_checked(tmp_path: Path) -> None:
+    assert "train.confidence_weight" in error_of(
+        write(tmp_path, "train: {confidence_weight: -1}\n"), SFTRecipe
+    )
+    ei = write(tmp_path, "envs: {e4: {}}\nexpert_iteration: {confidence_weight: -2}\n")
+    assert "expert_iteration.confidence_weight" in error_of(ei, RLRecipe)
+    ei = write(tmp_path, "envs: {e4: {}}\nexpert_iteration: {optimizer_scope: run}\n")
+    assert "expert_iteration.optimizer_scope" in error_of(ei, RLRecipe)
+
+
 def test_unknown_environment(tmp_path: Path) -> None:
     message = error_of(write(tmp_path, "data: {env: e9}\n"), SFTRecipe)
     assert "data.env" in message and "unknown environment" in message

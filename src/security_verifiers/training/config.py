@@ -94,6 +94,10 @@ class SFTTrain(Strict):
     `{"label": "`) in the mean token loss; 1: a token like any other, below 1 a gentler step
     on the label than on the rest, 0 none. The decision accuracy is logged either way
     (training/decision_tokens.py)."""
+    confidence_weight: float = Field(1.0, ge=0.0)
+    """The weight of each token of the answer's stated confidence (the digits and point after
+    `"confidence": `), as `decision_weight` for the label: the calibration reward reads only
+    these tokens."""
     activation_checkpointing: bool = False
     """Each decoder layer keeps only its input and recomputes the rest in the backward pass:
     less activation memory for ~1.1-1.3x the step time (E4, 135M, LoRA on every block, batch
@@ -220,6 +224,9 @@ class ExpertIteration(Strict):
     """As `train.pad_to_multiple_of`, for each round's SFT steps."""
     decision_weight: float = Field(1.0, ge=0.0)
     """As `train.decision_weight`, for each round's SFT steps."""
+    confidence_weight: float = Field(1.0, ge=0.0)
+    """As `train.confidence_weight`, for each round's SFT steps (with `confidence: group` the
+    stated confidences are the group's rewritten shares)."""
     activation_checkpointing: bool = False
     """As `train.activation_checkpointing`, for each round's SFT steps: each decoder layer
     keeps only its input and recomputes the rest in the backward pass. Exact (the shared
@@ -227,6 +234,11 @@ class ExpertIteration(Strict):
     learning_rate: float = Field(1e-4, gt=0)
     sft_steps: int = Field(4, ge=1)
     """Optimizer steps on each round's kept samples."""
+    optimizer_scope: Literal["round", "stage"] = "round"
+    """round: each round's SFT steps start a fresh AdamW and their own cosine schedule (from
+    `learning_rate` to 0 in `sft_steps`); stage: one AdamW and one cosine schedule run through
+    all the stage's rounds (rounds x `sft_steps` steps), so the moment estimates carry over and
+    later rounds take smaller steps."""
     decision_from: Literal["all", "mixed"] = "all"
     """Which kept answers train the decision token (the label word's first token). all:
     every kept answer. mixed: only those from groups whose k answers gave different labels;

@@ -8,15 +8,45 @@ evidence list) is learned long before it: in the E4 proof the SFT model reached 
 of 0.96 while its labels were right on 0.66 of training emails (issue 21 note).
 `train.decision_weight` multiplies that one token's cross-entropy; `decision_accuracy` is logged
 either way, so the curves show whether the label is being learned.
+
+The stated confidence (`"confidence": 0.74`: one token per digit and point in the SmolLM2
+tokenizer) is likewise a handful of tokens among many, and the only ones the calibration reward
+reads; `train.confidence_weight` multiplies their cross-entropies.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 #: What every classification answer starts with; the next token is the decision.
 ANSWER_PREFIX = '{"label": "'
+#: The key a stated confidence follows (then optional spaces, then the number).
+CONFIDENCE_KEY = 'confidence":'
 IGNORE = -100
+
+
+@dataclass(frozen=True)
+class ConfidenceTokens:
+    """The token ids that locate a stated confidence: the key's, the whitespace that may
+    follow it, and those a number is written with (digits and the point)."""
+
+    key: tuple[int, ...]
+    spaces: frozenset[int]
+    number: frozenset[int]
+
+
+def confidence_tokens(tokenizer: Any) -> ConfidenceTokens:
+    """The tokenizer's `ConfidenceTokens` (a number token is one that decodes to digits and
+    points only)."""
+    key = tuple(tokenizer(CONFIDENCE_KEY, add_special_tokens=False)["input_ids"])
+    spaces = frozenset(tokenizer(" ", add_special_tokens=False)["input_ids"])
+    number = frozenset(
+        index
+        for token, index in tokenizer.get_vocab().items()
+        if (text := tokenizer.convert_tokens_to_string([token])) and set(text) <= set("0123456789.")
+    )
+    return ConfidenceTokens(key, spaces, number)
 
 
 def answer_prefix_ids(tokenizer: Any) -> list[int]:
@@ -40,6 +70,28 @@ def decision_mask(input_ids: Any, labels: Any, prefix_ids: list[int]) -> Any:
     after_prefix[:, width:] = follows
     candidates = after_prefix & (labels != IGNORE)
     return candidates & (candidates.cumsum(dim=1) == 1)
+
+
+def confidence_mask(input_ids: Any, labels: Any, tokens: ConfidenceTokens | None) -> Any:
+    """A (rows, positions) bool mask of the trained number tokens that directly follow a
+    confidence key (after optional whitespace tokens); all False without `tokens`."""
+    import torch
+
+    mask = torch.zeros_like(input_ids, dtype=torch.bool)
+    width = len(tokens.key) if tokens else 0
+    if not width:
+        return mask
+    for row, ids in enumerate(input_ids.tolist()):
+        for start in range(len(ids) - width + 1):
+            if tuple(ids[start : start + width]) != tokens.key:
+                continue
+            position = start + width
+            while position < len(ids) and ids[position] in tokens.spaces:
+                position += 1
+            while position < len(ids) and ids[position] in tokens.number:
+                mask[row, position] = True
+                position += 1
+    return mask & (labels != IGNORE)
 
 
 def untrained_decision(input_ids: list[int], labels: list[int], prefix_ids: list[int]) -> list[int]:
@@ -70,15 +122,24 @@ def keep_decisions_where(dataset: Any, column: str, prefix_ids: list[int]) -> An
 
 
 def weighted_loss(
-    logits: Any, gold: Any, decision: Any, count: Any, decision_weight: float
+    logits: Any,
+    gold: Any,
+    decision: Any,
+    count: Any,
+    decision_weight: float,
+    confidence: Any = None,
+    confidence_weight: float = 1.0,
 ) -> tuple[Any, float | None]:
     """The trained tokens' cross-entropies (`logits` and `gold` of the trained positions),
-    each `decision` token's times `decision_weight`, summed over `count`; and the share of
-    decision tokens predicted right (None when there are none)."""
+    each `decision` token's times `decision_weight` and each `confidence` token's times
+    `confidence_weight`, summed over `count`; and the share of decision tokens predicted
+    right (None when there are none)."""
     import torch
     import torch.nn.functional as F
 
     weights = 1.0 + (decision_weight - 1.0) * decision.float()
+    if confidence is not None and confidence_weight != 1.0:
+        weights = weights + (confidence_weight - 1.0) * confidence.float()
     per_token = F.cross_entropy(logits, gold, reduction="none")
     loss = (per_token * weights).sum() / torch.as_tensor(count).clamp(min=1)
     if not bool(decision.any()):

@@ -251,6 +251,31 @@ def _sampler(
         yield lambda prompt, k, **kw: sample_answers(model, tokenizer, prompt, k, **kw)
 
 
+class StageOptimizer:
+    """One optimizer and learning-rate schedule shared by the SFT steps of a stage's rounds
+    (`optimizer_scope: stage`). Each round builds its own trainer; the first creates the
+    optimizer and a schedule over the stage's `total_steps` as the Trainer would (its
+    optimizer class and arguments), and later rounds reuse both, moment estimates and the
+    schedule's position included."""
+
+    def __init__(self, total_steps: int) -> None:
+        self.total_steps = total_steps
+        self.optimizer: Any = None
+        self.scheduler: Any = None
+
+    def attach(self, trainer: Any) -> None:
+        """Give `trainer` the stage's optimizer and schedule (created on the first call)."""
+        if self.optimizer is None:
+            trainer.create_optimizer_and_scheduler(num_training_steps=self.total_steps)
+            self.optimizer, self.scheduler = trainer.optimizer, trainer.lr_scheduler
+        trainer.optimizer, trainer.lr_scheduler = self.optimizer, self.scheduler
+
+    @property
+    def steps_taken(self) -> int:
+        """Optimizer steps the schedule has seen so far."""
+        return 0 if self.scheduler is None else int(self.scheduler.last_epoch)
+
+
 def run_round(
     model: Any,
     tokenizer: Any,
@@ -261,8 +286,10 @@ def run_round(
     runtime: Runtime,
     output_dir: Path,
     round_index: int,
+    optimizer: StageOptimizer | None = None,
 ) -> dict[str, Any]:
-    """One round: sample, score, select, SFT. Returns the round's log entry."""
+    """One round: sample, score, select, SFT. Returns the round's log entry. With `optimizer`
+    the SFT steps use (and on the first round create) the stage's optimizer and schedule."""
     from security_verifiers.training.sft import build_sft_trainer
 
     started = time.perf_counter()
@@ -337,6 +364,7 @@ def run_round(
                 grad_accum=settings.grad_accum,
                 pad_to_multiple_of=settings.pad_to_multiple_of,
                 decision_weight=settings.decision_weight,
+                confidence_weight=settings.confidence_weight,
                 activation_checkpointing=settings.activation_checkpointing,
                 max_length=settings.max_length,
                 warmup_ratio=0.0,
@@ -357,10 +385,15 @@ def run_round(
             model,
             balance_key=lambda item: item.get("gold"),
         )
+        if optimizer is not None:
+            optimizer.attach(trainer)
         trainer.train()
         losses = [e["loss"] for e in trainer.state.log_history if "loss" in e]
         if losses:
             entry["loss"] = float(losses[-1])
+        rates = [e["learning_rate"] for e in trainer.state.log_history if "learning_rate" in e]
+        if rates:
+            entry["learning_rate"] = [float(rates[0]), float(rates[-1])]  # first, last step
         tokenizer.padding_side = "left"
         del trainer
     if runtime.device == "cpu":
@@ -389,10 +422,22 @@ def run_stage(
         console.print("Sampling with transformers")
     history = []
     per_round = settings.prompts
+    optimizer = (
+        StageOptimizer(steps * settings.sft_steps) if settings.optimizer_scope == "stage" else None
+    )
     for r in range(steps):
         chunk = [rows[(r * per_round + i) % len(rows)] for i in range(per_round)]
         entry = run_round(
-            model, tokenizer, chunk, envs, scorers, settings, runtime, output_dir, offset + r
+            model,
+            tokenizer,
+            chunk,
+            envs,
+            scorers,
+            settings,
+            runtime,
+            output_dir,
+            offset + r,
+            optimizer,
         )
         console.print(
             f"round {offset + r + 1}: reward {entry['reward']:.3f}, kept {entry['kept']}/"

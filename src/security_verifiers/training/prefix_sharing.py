@@ -26,7 +26,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from security_verifiers.training.decision_tokens import IGNORE, decision_mask, weighted_loss
+from security_verifiers.training.decision_tokens import (
+    IGNORE,
+    ConfidenceTokens,
+    confidence_mask,
+    decision_mask,
+    weighted_loss,
+)
 
 #: Below this many shared tokens the extra decoder call costs more than it saves.
 MIN_SHARED_PREFIX = 16
@@ -176,11 +182,14 @@ def completion_loss(
     min_prefix: int = MIN_SHARED_PREFIX,
     prefix_ids: list[int] | None = None,
     decision_weight: float = 1.0,
+    confidence_ids: ConfidenceTokens | None = None,
+    confidence_weight: float = 1.0,
 ) -> tuple[Any, LossStats]:
     """Mean cross-entropy over the trained labels of `inputs` (input_ids, labels,
     attention_mask; right-padded), with the shared prefix run once (see the module doc).
     With the answer prefix's ids (`prefix_ids`) each row's decision token weighs
-    `decision_weight` (decision_tokens.py) and its accuracy is reported."""
+    `decision_weight` (decision_tokens.py) and its accuracy is reported; with
+    `confidence_ids` the stated confidence's tokens weigh `confidence_weight`."""
     import torch
 
     input_ids, labels = inputs["input_ids"], inputs["labels"]
@@ -213,8 +222,11 @@ def completion_loss(
     logits = head(hidden[:, :-1][trained]).float()
     gold = targets[trained]
     decision = decision_mask(input_ids, labels, prefix_ids or [])[:, prefix + 1 :][trained]
+    confidence = confidence_mask(input_ids, labels, confidence_ids)[:, prefix + 1 :][trained]
     count = trained.sum() if num_items_in_batch is None else num_items_in_batch
-    loss, right = weighted_loss(logits, gold, decision, count, decision_weight)
+    loss, right = weighted_loss(
+        logits, gold, decision, count, decision_weight, confidence, confidence_weight
+    )
     with torch.no_grad():
         n = int(gold.numel())
         log_probs = logits.log_softmax(-1)
@@ -229,17 +241,29 @@ def forward_loss(
     num_items_in_batch: Any,
     prefix_ids: list[int],
     decision_weight: float,
+    confidence_ids: ConfidenceTokens | None = None,
+    confidence_weight: float = 1.0,
 ) -> tuple[Any, float | None]:
-    """The decision-weighted loss through the model's own forward pass (for batches that
-    `completion_loss` cannot take: packed, several processes) and the decision accuracy."""
+    """The decision- and confidence-weighted loss through the model's own forward pass (for
+    batches that `completion_loss` cannot take: packed, several processes) and the decision
+    accuracy."""
     input_ids, labels = inputs["input_ids"], inputs["labels"]
     logits = model(**{k: v for k, v in inputs.items() if k != "labels"}).logits[:, :-1]
     targets = labels[:, 1:]
     trained = targets != IGNORE
     decision = decision_mask(input_ids, labels, prefix_ids)[:, 1:][trained]
+    confidence = confidence_mask(input_ids, labels, confidence_ids)[:, 1:][trained]
     count = trained.sum() if num_items_in_batch is None else num_items_in_batch
     gold = targets[trained]
-    return weighted_loss(logits[trained].float(), gold, decision, count, decision_weight)
+    return weighted_loss(
+        logits[trained].float(),
+        gold,
+        decision,
+        count,
+        decision_weight,
+        confidence,
+        confidence_weight,
+    )
 
 
 def prefix_sharing_trainer(
@@ -247,15 +271,18 @@ def prefix_sharing_trainer(
     prefix_ids: list[int] | None = None,
     decision_weight: float = 1.0,
     share_prefix: bool = True,
+    confidence_ids: ConfidenceTokens | None = None,
+    confidence_weight: float = 1.0,
 ) -> type:
     """A subclass of TRL's `SFTTrainer` (`base`) whose training loss is `completion_loss`,
-    its decision token (after `prefix_ids`) weighted `decision_weight`.
+    its decision token (after `prefix_ids`) weighted `decision_weight` and its stated
+    confidence's tokens (`confidence_ids`) `confidence_weight`.
 
     It falls back to the model's own forward pass where sharing does not apply or is off
     (`share_prefix`): packed or padding-free batches (no attention mask), several processes
     (DDP must see the model's own forward), models `supports_prefix_sharing` rejects, and
     calls that want the outputs (those get the base loss, unweighted). The base loss also
-    serves every batch when `decision_weight` is 1."""
+    serves every batch when both weights are 1."""
 
     class PrefixSharingSFTTrainer(base):  # type: ignore[misc, valid-type]
         def log_decision(self, right: float | None) -> None:
@@ -279,11 +306,19 @@ def prefix_sharing_trainer(
                 and supports_prefix_sharing(model)
             )
             if not usable:
-                plain = not prefix_ids or decision_weight == 1.0 or "labels" not in inputs
-                if return_outputs or plain:
+                weighted = (prefix_ids and decision_weight != 1.0) or (
+                    confidence_ids and confidence_weight != 1.0
+                )
+                if return_outputs or not weighted or "labels" not in inputs:
                     return super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
                 loss, right = forward_loss(
-                    model, inputs, num_items_in_batch, prefix_ids, decision_weight
+                    model,
+                    inputs,
+                    num_items_in_batch,
+                    prefix_ids or [],
+                    decision_weight,
+                    confidence_ids,
+                    confidence_weight,
                 )
                 self.log_decision(right)
                 processes = self.accelerator.num_processes
@@ -296,6 +331,8 @@ def prefix_sharing_trainer(
                 num_items_in_batch,
                 prefix_ids=prefix_ids,
                 decision_weight=decision_weight,
+                confidence_ids=confidence_ids,
+                confidence_weight=confidence_weight,
             )
             self.log_decision(stats.decision_accuracy)
             mode = "train" if self.model.training else "eval"

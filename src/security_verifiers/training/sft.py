@@ -229,7 +229,11 @@ def build_sft_trainer(
     from datasets import Dataset
     from trl import SFTTrainer
 
-    from security_verifiers.training.decision_tokens import answer_prefix_ids, keep_decisions_where
+    from security_verifiers.training.decision_tokens import (
+        answer_prefix_ids,
+        confidence_tokens,
+        keep_decisions_where,
+    )
     from security_verifiers.training.prefix_sharing import prefix_sharing_trainer
 
     runtime = runtime or setup_runtime(recipe.threads, recipe.dtype)
@@ -256,12 +260,14 @@ def build_sft_trainer(
     )
     train = recipe.train
     trainer_class = SFTTrainer
-    if train.share_prompt_prefix or train.decision_weight != 1.0:
+    if train.share_prompt_prefix or train.decision_weight != 1.0 or train.confidence_weight != 1.0:
         trainer_class = prefix_sharing_trainer(
             SFTTrainer,
             prefix_ids=answer_prefix_ids(tokenizer),
             decision_weight=train.decision_weight,
             share_prefix=train.share_prompt_prefix,
+            confidence_ids=confidence_tokens(tokenizer) if train.confidence_weight != 1.0 else None,
+            confidence_weight=train.confidence_weight,
         )
     trainer = trainer_class(
         model=model,
