@@ -266,8 +266,19 @@ class StageOptimizer:
     def attach(self, trainer: Any) -> None:
         """Give `trainer` the stage's optimizer and schedule (created on the first call)."""
         if self.optimizer is None:
-            trainer.create_optimizer_and_scheduler(num_training_steps=self.total_steps)
-            self.optimizer, self.scheduler = trainer.optimizer, trainer.lr_scheduler
+            from transformers import get_scheduler
+
+            # the schedule is built here, not by `create_scheduler`: `train()` drops a schedule
+            # the trainer made itself and makes one for the round's own steps
+            self.optimizer = trainer.create_optimizer()
+            args = trainer.args
+            self.scheduler = get_scheduler(
+                args.lr_scheduler_type,
+                optimizer=self.optimizer,
+                num_warmup_steps=args.get_warmup_steps(self.total_steps),
+                num_training_steps=self.total_steps,
+                scheduler_specific_kwargs=args.lr_scheduler_kwargs,
+            )
         trainer.optimizer, trainer.lr_scheduler = self.optimizer, self.scheduler
 
     @property
