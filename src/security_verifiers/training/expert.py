@@ -10,10 +10,11 @@ states the share of its group that gave its label instead of its sampled confide
 per-answer calibration score cannot teach the policy how often it is right, a group of k
 answers to the same prompt can.
 
-Samplers (`expert_iteration.sampler`): `llama` (`auto` picks it for SmolLM2 policies) exports
-the policy (LoRA merged into a copy) to GGUF at the start of each round and samples in-process
-with llama.cpp, several times faster on a CPU; `transformers` samples from the training model
-itself (batched `num_return_sequences=k`). Both feed the tokenizer's chat-template ids.
+Samplers (`expert_iteration.sampler`): `llama` (`auto` picks it for SmolLM2 policies on a CPU)
+exports the policy (LoRA merged into a copy) to GGUF at the start of each round and samples
+in-process with llama.cpp, several times faster on a CPU; `transformers` samples from the
+training model itself (batched `num_return_sequences=k`; `auto` on a GPU). Both feed the
+tokenizer's chat-template ids.
 """
 
 from __future__ import annotations
@@ -226,12 +227,21 @@ def mean_confidence(kept: Sequence[dict[str, Any]]) -> float | None:
 
 
 def resolve_sampler(model: Any, sampler: str) -> str:
-    """`llama` or `transformers`: `auto` is llama when the policy can be exported to GGUF."""
+    """`llama` or `transformers`. `auto` is llama only for a policy on the CPU that can be
+    exported to GGUF, with llama-cpp-python installed: a GPU samples faster from the model
+    itself than llama.cpp's CPU build does."""
     if sampler == "transformers":
         return sampler
+    if sampler == "auto" and next(model.parameters()).device.type != "cpu":
+        return "transformers"
+    import importlib.util
+
     from security_verifiers.training.export_gguf import export_problem
 
-    problem = export_problem(model.config)
+    problem = None
+    if importlib.util.find_spec("llama_cpp") is None:
+        problem = "llama-cpp-python is not installed (pip install -e '.[local]')"
+    problem = problem or export_problem(model.config)
     if problem and sampler == "llama":
         raise UserError(f"expert_iteration.sampler: llama: {problem}")
     return "transformers" if problem else "llama"

@@ -134,8 +134,8 @@ def check_compatible(config: Any, values: Mapping[str, Any], base: Path) -> None
 def export_problem(config: Any, base: Path | None = None) -> str | None:
     """Why a model with this config cannot be exported against `base` (default: the shipped
     SmolLM2), or None when it can."""
-    base = base or default_base()
     try:
+        base = base or default_base()  # a UserError where the shipped GGUF is not installed
         check_compatible(config, read_base(base)[1], base)
     except UserError as exc:
         return str(exc)
