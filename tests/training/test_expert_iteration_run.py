@@ -260,3 +260,42 @@ def test_the_confidence_weight_reaches_each_rounds_loss(
     run_tiny_expert_iteration(tiny_model_dir, tmp_path, rounds=1, keep="best",
                               confidence_weight=4.0)  # fmt: skip
     assert weights and all(w == (4.0, True) for w in weights)
+
+
+def test_pruned_answers_are_the_ones_selected_and_trained(
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """`prune_fields` hands each group (answers, rewards, fields, scorer) to `prune_group`
+    before selection; what it returns is what is selected, trained and counted."""
+    from security_verifiers.training import expert, sft
+
+    @contextmanager
+    def fixed_sampler(*args, **kwargs):
+        yield lambda prompt, k, **kw: [group_answer("Malicious")] * 3 + [group_answer("Benign")]
+
+    calls: list[tuple] = []
+
+    def fake_prune(texts, rewards, fields, score):
+        calls.append((list(texts), list(fields), score(list(texts[:1]))))
+        edited = [t.replace('"r"', '"pruned"') for t in texts[:1]] + list(texts[1:])
+        return edited, [10.0, *rewards[1:]], 1
+
+    trained: list[list[dict]] = []
+    original = sft.build_sft_trainer
+
+    def recording(recipe, ref, examples, *args, **kwargs):
+        trained.append(list(examples))
+        return original(recipe, ref, examples, *args, **kwargs)
+
+    monkeypatch.setattr(expert, "_sampler", fixed_sampler)
+    monkeypatch.setattr(expert, "prune_group", fake_prune)
+    monkeypatch.setattr(sft, "build_sft_trainer", recording)
+    root = run_tiny_expert_iteration(tiny_model_dir, tmp_path, rounds=1, k=4, prompts=3,
+                                     keep="best", prune_fields=["evidence"])  # fmt: skip
+    assert len(calls) == 3 and all(fields == ["evidence"] for _, fields, _ in calls)
+    assert all(len(texts) == 4 and len(scored) == 1 for texts, _, scored in calls)
+    (kept,) = trained
+    assert len(kept) == 3  # each group's best is the pruned answer
+    assert all('"pruned"' in item["completion"][-1]["content"] for item in kept)
+    (entry,) = json.loads((root / "metrics.json").read_text())["log_history"]
+    assert entry["pruned"] == 3

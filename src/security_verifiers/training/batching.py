@@ -16,15 +16,21 @@ from collections.abc import Callable
 from typing import Any
 
 
+def answer_object(text: str) -> dict[str, Any] | None:
+    """The JSON object an answer consists of (E1/E4 style), or None."""
+    try:
+        answer = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return answer if isinstance(answer, dict) else None
+
+
 def answer_label(example: dict[str, Any]) -> str | None:
     """The `label` of an example's JSON answer (E1/E4 style), or None."""
     completion = example.get("completion") or []
     text = completion[-1].get("content") if completion else None
-    try:
-        answer = json.loads(text) if isinstance(text, str) else None
-    except json.JSONDecodeError:
-        return None
-    label = answer.get("label") if isinstance(answer, dict) else None
+    answer = answer_object(text) if isinstance(text, str) else None
+    label = None if answer is None else answer.get("label")
     return str(label) if label is not None else None
 
 

@@ -252,6 +252,11 @@ class ExpertIteration(Strict):
     prompt, in equal shares (a round trains on a few batches of what it kept, which need not
     hold both labels). Without it E4's expert iteration drifted to Legitimate: recall 0.76 ->
     0.46 in 8 rounds (issue 21 note). Off: length-grouped batches."""
+    prune_fields: list[str] = Field(default_factory=list)
+    """JSON list fields of the answers (E4: `evidence`) searched before selection: a sampled
+    answer is replaced by the subset of that list (every subset of up to 5 items, order kept)
+    that the environment's reward scores highest, where one beats it. Teaches naming only what
+    the reward confirms (training/list_pruning.py)."""
     confidence: Literal["sampled", "group"] = "sampled"
     """sampled: a kept answer trains with the confidence it was sampled with; group: with the
     share of its group's k answers that gave the same label, clipped to [0.5,

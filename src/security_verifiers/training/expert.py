@@ -31,9 +31,10 @@ from typing import Any
 from rich.console import Console
 
 from security_verifiers.errors import UserError
-from security_verifiers.training.batching import answer_label
+from security_verifiers.training.batching import answer_label, answer_object
 from security_verifiers.training.config import ExpertIteration, SFTRecipe, SFTTrain
 from security_verifiers.training.envs import TrainingEnv
+from security_verifiers.training.list_pruning import prune_group
 from security_verifiers.training.rewards import EnvScorer
 from security_verifiers.training.runtime import (
     Runtime,
@@ -143,15 +144,6 @@ def select(rewards: Sequence[float], keep: str, min_reward: float) -> list[int]:
     else:
         chosen = [i for i, r in enumerate(rewards) if r > mean]
     return [i for i in chosen if rewards[i] >= min_reward]
-
-
-def answer_object(text: str) -> dict[str, Any] | None:
-    """The JSON object an answer consists of (E1/E4 style), or None."""
-    try:
-        answer = json.loads(text)
-    except json.JSONDecodeError:
-        return None
-    return answer if isinstance(answer, dict) else None
 
 
 def answer_labels(texts: Sequence[str]) -> list[str | None]:
@@ -297,6 +289,11 @@ class StageOptimizer:
         return 0 if self.scheduler is None else int(self.scheduler.last_epoch)
 
 
+def _scores(scorer: EnvScorer, row: dict[str, Any]) -> Callable[[list[str]], list[float]]:
+    """Rewards of answers to `row`'s prompt (for `prune_group`)."""
+    return lambda texts: [s["reward"] for s in scorer.score([row] * len(texts), texts)]
+
+
 def run_round(
     model: Any,
     tokenizer: Any,
@@ -317,7 +314,7 @@ def run_round(
     kept: list[dict[str, Any]] = []
     groups: Counter[str] = Counter()  # groups with a kept answer, by gold label and agreement
     all_rewards: list[float] = []
-    n_samples = 0
+    n_samples = pruned = 0
     export_s = 0.0
     with _sampler(model, tokenizer, settings, runtime) as sample:
         export_s = time.perf_counter() - started
@@ -335,6 +332,11 @@ def run_round(
             scores = scorers[env_key].score([full] * len(texts), texts)
             rewards = [s["reward"] for s in scores]
             all_rewards += rewards
+            if settings.prune_fields:
+                texts, rewards, changed = prune_group(
+                    texts, rewards, settings.prune_fields, _scores(scorers[env_key], full)
+                )
+                pruned += changed
             chosen = select(rewards, settings.keep, settings.min_reward)
             agree = label_agreement(texts) if settings.confidence == "group" else []
             mixed = labels_differ(texts)
@@ -367,6 +369,7 @@ def run_round(
             Counter(str(item["gold"]) for item in kept if item["train_decision"])
         ),
         "kept_confidence": mean_confidence(kept),
+        **({"pruned": pruned} if settings.prune_fields else {}),
         "sampler": settings.sampler,
         "export_s": round(export_s, 2),
         "sample_s": round(sample_s, 2),
@@ -463,6 +466,7 @@ def run_stage(
         console.print(
             f"round {offset + r + 1}: reward {entry['reward']:.3f}, kept {entry['kept']}/"
             f"{entry['samples']} {entry['kept_labels']}, {entry['round_s']:.0f} s"
+            + (f", {entry['pruned']} pruned" if "pruned" in entry else "")
         )
         history.append(entry)
     return history
