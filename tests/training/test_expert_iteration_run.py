@@ -69,7 +69,6 @@ def test_expert_iteration_accumulates_micro_batches(
                      trainer.args.gradient_accumulation_steps))  # fmt: skip
         return tokenizer, trainer
 
-    monkeypatch.setattr(sft, "build_sft_trainer", recording)
     run_tiny_expert_iteration(tiny_model_dir, tmp_path, rounds=1, grad_accum=2, keep="best")
     assert seen == [(2, 2)]
 
@@ -111,18 +110,9 @@ def group_answer(label: str) -> str:
     return json.dumps({"label": label, "confidence": 0.9, "rationale": "r"})
 
 
-def test_a_round_trains_on_kept_answers_with_group_confidences(
-    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-):
-    """Every group is 3 x Malicious + 1 x Benign at confidence 0.9; whichever is right is kept
-    and trains saying 0.75 (Malicious) or 0.5 (Benign, 1/4 clipped), never 0.9."""
-    from security_verifiers.training import expert, sft
-
-    group = [group_answer("Malicious")] * 3 + [group_answer("Benign")]
-
-    @contextmanager
-    def fixed_sampler(*args, **kwargs):
-        yield lambda prompt, k, **kw: list(group)
+def record_trained_examples(monkeypatch: pytest.MonkeyPatch) -> list[list[dict]]:
+    """Patch the rounds' SFT trainer builder to record each round's training examples."""
+    from security_verifiers.training import sft
 
     trained: list[list[dict]] = []
     original = sft.build_sft_trainer
@@ -131,8 +121,25 @@ def test_a_round_trains_on_kept_answers_with_group_confidences(
         trained.append(list(examples))
         return original(recipe, ref, examples, *args, **kwargs)
 
-    monkeypatch.setattr(expert, "_sampler", fixed_sampler)
     monkeypatch.setattr(sft, "build_sft_trainer", recording)
+    return trained
+
+
+def test_a_round_trains_on_kept_answers_with_group_confidences(
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Every group is 3 x Malicious + 1 x Benign at confidence 0.9; whichever is right is kept
+    and trains saying 0.75 (Malicious) or 0.5 (Benign, 1/4 clipped), never 0.9."""
+    from security_verifiers.training import expert
+
+    group = [group_answer("Malicious")] * 3 + [group_answer("Benign")]
+
+    @contextmanager
+    def fixed_sampler(*args, **kwargs):
+        yield lambda prompt, k, **kw: list(group)
+
+    trained = record_trained_examples(monkeypatch)
+    monkeypatch.setattr(expert, "_sampler", fixed_sampler)
     root = run_tiny_expert_iteration(tiny_model_dir, tmp_path, rounds=1, k=4, prompts=3,
                                      confidence="group", min_reward=0.0)  # fmt: skip
     (kept,) = trained
@@ -196,7 +203,6 @@ def test_groups_that_agree_on_the_label_do_not_train_it_under_mixed(
         return tokenizer, trainer
 
     monkeypatch.setattr(expert, "_sampler", fixed_sampler)
-    monkeypatch.setattr(sft, "build_sft_trainer", recording)
     root = run_tiny_expert_iteration(tiny_model_dir, tmp_path, rounds=1, k=4, prompts=3,
                                      decision_from=decision_from)  # fmt: skip
     (entry,) = json.loads((root / "metrics.json").read_text())["log_history"]
@@ -267,7 +273,7 @@ def test_pruned_answers_are_the_ones_selected_and_trained(
 ):
     """`prune_fields` hands each group (answers, rewards, fields, scorer) to `prune_group`
     before selection; what it returns is what is selected, trained and counted."""
-    from security_verifiers.training import expert, sft
+    from security_verifiers.training import expert
 
     @contextmanager
     def fixed_sampler(*args, **kwargs):
@@ -280,16 +286,9 @@ def test_pruned_answers_are_the_ones_selected_and_trained(
         edited = [t.replace('"r"', '"pruned"') for t in texts[:1]] + list(texts[1:])
         return edited, [10.0, *rewards[1:]], 1
 
-    trained: list[list[dict]] = []
-    original = sft.build_sft_trainer
-
-    def recording(recipe, ref, examples, *args, **kwargs):
-        trained.append(list(examples))
-        return original(recipe, ref, examples, *args, **kwargs)
-
+    trained = record_trained_examples(monkeypatch)
     monkeypatch.setattr(expert, "_sampler", fixed_sampler)
     monkeypatch.setattr(expert, "prune_group", fake_prune)
-    monkeypatch.setattr(sft, "build_sft_trainer", recording)
     root = run_tiny_expert_iteration(tiny_model_dir, tmp_path, rounds=1, k=4, prompts=3,
                                      keep="best", prune_fields=["evidence"])  # fmt: skip
     assert len(calls) == 3 and all(fields == ["evidence"] for _, fields, _ in calls)
