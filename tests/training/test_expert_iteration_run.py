@@ -69,6 +69,7 @@ def test_expert_iteration_accumulates_micro_batches(
                      trainer.args.gradient_accumulation_steps))  # fmt: skip
         return tokenizer, trainer
 
+    monkeypatch.setattr(sft, "build_sft_trainer", recording)
     run_tiny_expert_iteration(tiny_model_dir, tmp_path, rounds=1, grad_accum=2, keep="best")
     assert seen == [(2, 2)]
 
@@ -203,6 +204,7 @@ def test_groups_that_agree_on_the_label_do_not_train_it_under_mixed(
         return tokenizer, trainer
 
     monkeypatch.setattr(expert, "_sampler", fixed_sampler)
+    monkeypatch.setattr(sft, "build_sft_trainer", recording)
     root = run_tiny_expert_iteration(tiny_model_dir, tmp_path, rounds=1, k=4, prompts=3,
                                      decision_from=decision_from)  # fmt: skip
     (entry,) = json.loads((root / "metrics.json").read_text())["log_history"]
