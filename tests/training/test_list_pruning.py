@@ -66,7 +66,9 @@ def test_each_answer_becomes_its_best_scoring_subset():
     assert [json.loads(t)["evidence"] for t in new[:3]] == [["ok1", "ok2"], [], ["ok1"]]
     assert new[3] == "garbage"
     assert new_rewards == [2.0, 0.0, 1.0, -5.0] and changed == 2
-    assert calls == [7 + 1 + 1]  # one scoring call for all variants of the group
+    # one scoring call for the group's distinct variants: the 7 of the three-item answer,
+    # whose empty list is also the one-item answers' only variant
+    assert calls == [7]
 
 
 def test_ties_keep_the_answer_as_sampled():
@@ -118,3 +120,18 @@ def test_e4s_reward_keeps_only_confirmed_indicators():
         if checked == 3:
             break
     assert checked == 3
+
+
+def test_a_repeated_answer_is_searched_once():
+    """Groups often repeat an answer: each distinct variant is scored once, and every copy
+    still gets the best one."""
+    texts = [answer(["ok1", "bad"])] * 4
+    calls: list[list[str]] = []
+
+    def score(batch: list[str]) -> list[float]:
+        calls.append(batch)
+        return score_items(batch)
+
+    new, rewards, changed = prune_group(texts, [0.0] * 4, ["evidence"], score)
+    assert [len(batch) for batch in calls] == [3]
+    assert new == [answer(["ok1"])] * 4 and rewards == [1.0] * 4 and changed == 4

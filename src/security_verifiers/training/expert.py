@@ -290,7 +290,7 @@ class StageOptimizer:
 
 
 def _scores(scorer: EnvScorer, row: dict[str, Any]) -> Callable[[list[str]], list[float]]:
-    """Rewards of answers to `row`'s prompt (for `prune_group`)."""
+    """Rewards of answers to `row`'s prompt, in order."""
     return lambda texts: [s["reward"] for s in scorer.score([row] * len(texts), texts)]
 
 
@@ -329,13 +329,11 @@ def run_round(
                 seed=settings.seed + 1000 * round_index + i,
             )
             n_samples += len(texts)
-            scores = scorers[env_key].score([full] * len(texts), texts)
-            rewards = [s["reward"] for s in scores]
+            score = _scores(scorers[env_key], full)
+            rewards = score(texts)
             all_rewards += rewards
             if settings.prune_fields:
-                texts, rewards, changed = prune_group(
-                    texts, rewards, settings.prune_fields, _scores(scorers[env_key], full)
-                )
+                texts, rewards, changed = prune_group(texts, rewards, settings.prune_fields, score)
                 pruned += changed
             chosen = select(rewards, settings.keep, settings.min_reward)
             agree = label_agreement(texts) if settings.confidence == "group" else []

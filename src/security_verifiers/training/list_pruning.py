@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from security_verifiers.training.batching import answer_object
 
 MAX_ITEMS = 5
-"""Longer lists are left as sampled (2^5 = 32 variants is the most scored per answer)."""
+"""Longer lists are left as sampled (31 proper subsets is the most scored per answer)."""
 
 Score = Callable[[list[str]], list[float]]
 """Rewards of answers to one prompt, in order."""
@@ -47,13 +47,13 @@ def prune_group(
     changed: set[int] = set()
     for field in fields:
         variants = [subset_variants(text, field) for text in texts]
-        flat = [v for vs in variants for v in vs]
-        if not flat:
+        unique = list(dict.fromkeys(v for vs in variants for v in vs))  # a group repeats itself
+        if not unique:
             continue
-        scored = iter(score(flat))
+        scored = dict(zip(unique, score(unique), strict=True))
         for i, candidates in enumerate(variants):
             for candidate in candidates:
-                reward = next(scored)
+                reward = scored[candidate]
                 if reward > rewards[i]:
                     texts[i], rewards[i] = candidate, reward
                     changed.add(i)
