@@ -137,7 +137,7 @@ def test_a_round_trains_on_kept_answers_with_group_confidences(
 
     @contextmanager
     def fixed_sampler(*args, **kwargs):
-        yield lambda prompt, k, **kw: list(group)
+        yield lambda prompts, k, **kw: [list(group) for _ in prompts]
 
     trained = record_trained_examples(monkeypatch)
     monkeypatch.setattr(expert, "_sampler", fixed_sampler)
@@ -160,7 +160,9 @@ def test_sampled_confidence_is_the_default(
 
     @contextmanager
     def fixed_sampler(*args, **kwargs):
-        yield lambda prompt, k, **kw: [group_answer("Malicious")] * 3 + [group_answer("Benign")]
+        yield lambda prompts, k, **kw: [
+            [group_answer("Malicious")] * 3 + [group_answer("Benign")] for _ in prompts
+        ]
 
     monkeypatch.setattr(expert, "_sampler", fixed_sampler)
     root = run_tiny_expert_iteration(tiny_model_dir, tmp_path, rounds=1, k=4, prompts=3,
@@ -187,7 +189,7 @@ def test_groups_that_agree_on_the_label_do_not_train_it_under_mixed(
 
     @contextmanager
     def fixed_sampler(*args, **kwargs):
-        yield lambda prompt, k, **kw: list(agreed)
+        yield lambda prompts, k, **kw: [list(agreed) for _ in prompts]
 
     found: list[tuple[int, int]] = []
     original = sft.build_sft_trainer
@@ -279,7 +281,9 @@ def test_pruned_answers_are_the_ones_selected_and_trained(
 
     @contextmanager
     def fixed_sampler(*args, **kwargs):
-        yield lambda prompt, k, **kw: [group_answer("Malicious")] * 3 + [group_answer("Benign")]
+        yield lambda prompts, k, **kw: [
+            [group_answer("Malicious")] * 3 + [group_answer("Benign")] for _ in prompts
+        ]
 
     calls: list[tuple] = []
 
@@ -300,3 +304,66 @@ def test_pruned_answers_are_the_ones_selected_and_trained(
     assert all('"pruned"' in item["completion"][-1]["content"] for item in kept)
     (entry,) = json.loads((root / "metrics.json").read_text())["log_history"]
     assert entry["pruned"] == 3
+
+
+def test_the_transformers_sampler_decodes_several_prompts_in_one_call(tiny_model_dir: Path):
+    """Prompts of different lengths are left-padded into one generate call and come back as
+    k answers per prompt, in order; near-greedy decoding gives each prompt the answers it gets
+    alone (the padding is masked and does not shift positions)."""
+    from security_verifiers.models.hf_checkpoint import (
+        load_causal_lm,
+        load_tokenizer,
+        resolve_checkpoint,
+    )
+    from security_verifiers.training.expert import sample_answers
+
+    ref = resolve_checkpoint(str(tiny_model_dir))
+    model = load_causal_lm(ref, dtype="float32")
+    tokenizer = load_tokenizer(ref)
+    prompts = [
+        [{"role": "user", "content": "one short prompt"}],
+        [{"role": "user", "content": "a much longer prompt " * 6}],
+    ]
+    kw = {"temperature": 1e-6, "max_tokens": 5, "seed": 0}
+    together = sample_answers(model, tokenizer, prompts, 2, **kw)
+    alone = [sample_answers(model, tokenizer, [prompt], 2, **kw)[0] for prompt in prompts]
+    assert [len(group) for group in together] == [2, 2]
+    assert together == alone
+
+
+def test_rounds_sample_prompts_in_batches_of_sample_prompts(
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from security_verifiers.training import expert
+
+    calls: list[tuple[int, list[int]]] = []
+
+    def recording(prompts, k, *, seeds, **kw):
+        calls.append((len(prompts), list(seeds)))
+        return [[group_answer("Malicious")] * 3 + [group_answer("Benign")] for _ in prompts]
+
+    @contextmanager
+    def fixed_sampler(*args, **kwargs):
+        yield recording
+
+    monkeypatch.setattr(expert, "_sampler", fixed_sampler)
+    root = run_tiny_expert_iteration(tiny_model_dir, tmp_path, rounds=1, k=4, prompts=3,
+                                     sample_prompts=2, seed=5)  # fmt: skip
+    assert calls == [(2, [5, 6]), (1, [7])]  # every prompt keeps its own seed
+    (entry,) = json.loads((root / "metrics.json").read_text())["log_history"]
+    assert entry["samples"] == 12
+
+
+def test_sample_prompts_defaults_to_one_on_a_cpu_and_more_on_an_accelerator():
+    from security_verifiers.training.config import ExpertIteration
+    from security_verifiers.training.expert import (
+        ACCELERATOR_SAMPLE_PROMPTS,
+        per_prompt,
+        sample_prompts,
+    )
+
+    assert sample_prompts(ExpertIteration(), "cpu") == 1
+    assert sample_prompts(ExpertIteration(), "cuda") == ACCELERATOR_SAMPLE_PROMPTS > 1
+    assert sample_prompts(ExpertIteration(sample_prompts=4), "cpu") == 4
+    groups = per_prompt(lambda prompt, k, *, seed, **kw: [f"{prompt}:{seed}"] * k)
+    assert groups(["a", "b"], 2, seeds=[1, 2], temperature=1.0) == [["a:1"] * 2, ["b:2"] * 2]

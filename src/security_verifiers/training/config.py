@@ -214,6 +214,9 @@ class ExpertIteration(Strict):
     """llama.cpp threads for `sampler: llama` (default: the runtime's). On a CPU shared with
     other work use 1: llama.cpp's threads spin-wait on each other (measured 11-53 tokens/s
     with 1 thread vs ~5 with 2 on 2 busy cores)."""
+    sample_prompts: int | None = Field(None, ge=1)
+    """`sampler: transformers`: prompts decoded together in one generate call (left-padded,
+    k answers each). None: 1 on a CPU, 16 on an accelerator."""
     temperature: float = Field(1.0, gt=0)
     max_completion_length: int = Field(48, ge=4)
     batch_size: int = Field(4, ge=1)

@@ -45,6 +45,15 @@ from security_verifiers.training.runtime import (
 
 Sampler = Callable[..., list[str]]
 """`sampler(prompt, k, *, temperature, max_tokens, seed) -> k answers`."""
+GroupSampler = Callable[..., list[list[str]]]
+"""`sampler(prompts, k, *, temperature, max_tokens, seeds) -> k answers per prompt`."""
+
+CPU_SAMPLE_PROMPTS = 1
+"""Prompts per transformers `generate` call on a CPU, where a left-padded batch computes its
+padding too; the llama sampler is the fast CPU path."""
+ACCELERATOR_SAMPLE_PROMPTS = 16
+"""Prompts per transformers `generate` call on an accelerator: one prompt's k answers leave
+most of a GPU idle (one expert-iteration round did not finish in 120 s on an H100)."""
 
 
 def prompt_ids(tokenizer: Any, prompt: Sequence[dict[str, Any]]) -> list[int]:
@@ -55,21 +64,36 @@ def prompt_ids(tokenizer: Any, prompt: Sequence[dict[str, Any]]) -> list[int]:
     return chat_prompt_ids(tokenizer, prompt)
 
 
+def left_padded(
+    rows: Sequence[Sequence[int]], pad_id: int
+) -> tuple[list[list[int]], list[list[int]]]:
+    """Token rows left-padded to the longest, and their attention masks."""
+    width = max(len(row) for row in rows)
+    ids = [[pad_id] * (width - len(row)) + list(row) for row in rows]
+    mask = [[0] * (width - len(row)) + [1] * len(row) for row in rows]
+    return ids, mask
+
+
 def sample_answers(
     model: Any,
     tokenizer: Any,
-    prompt: Sequence[dict[str, Any]],
+    prompts: Sequence[Sequence[dict[str, Any]]],
     k: int,
     *,
     temperature: float,
     max_tokens: int,
     seed: int | None = None,
-) -> list[str]:
-    """`k` sampled answers to one chat prompt (one batched generate call)."""
+) -> list[list[str]]:
+    """`k` sampled answers to each chat prompt, all decoded in one generate call (the prompts
+    left-padded; `num_return_sequences=k`)."""
     import torch
 
     device = next(model.parameters()).device
-    ids = torch.tensor([prompt_ids(tokenizer, prompt)], device=device)
+    pad_id = (
+        tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+    )
+    rows, mask = left_padded([prompt_ids(tokenizer, prompt) for prompt in prompts], pad_id)
+    ids = torch.tensor(rows, device=device)
     was_training = model.training
     model.eval()
     try:
@@ -78,19 +102,40 @@ def sample_answers(
                 torch.manual_seed(seed)
             out = model.generate(
                 input_ids=ids,
-                attention_mask=torch.ones_like(ids),
+                attention_mask=torch.tensor(mask, device=device),
                 do_sample=True,
                 temperature=temperature,
                 top_p=1.0,
                 top_k=0,
                 max_new_tokens=max_tokens,
                 num_return_sequences=k,
-                pad_token_id=tokenizer.pad_token_id,
+                pad_token_id=pad_id,
                 eos_token_id=tokenizer.eos_token_id,
             )
     finally:
         model.train(was_training)
-    return [tokenizer.decode(seq[ids.shape[1] :], skip_special_tokens=True) for seq in out]
+    texts = [tokenizer.decode(seq[ids.shape[1] :], skip_special_tokens=True) for seq in out]
+    return [texts[i * k : (i + 1) * k] for i in range(len(prompts))]  # k per prompt, in order
+
+
+def sample_prompts(settings: ExpertIteration, device: str) -> int:
+    """Prompts per transformers generate call: the setting, or the device's default."""
+    if settings.sample_prompts is not None:
+        return settings.sample_prompts
+    return CPU_SAMPLE_PROMPTS if device == "cpu" else ACCELERATOR_SAMPLE_PROMPTS
+
+
+def per_prompt(sample: Sampler) -> GroupSampler:
+    """A sampler of one prompt's answers used for several prompts, one after the other."""
+
+    def sample_groups(
+        prompts: Sequence[Sequence[dict[str, Any]]], k: int, *, seeds: Sequence[int], **kw: Any
+    ) -> list[list[str]]:
+        return [
+            sample(prompt, k, seed=seed, **kw) for prompt, seed in zip(prompts, seeds, strict=True)
+        ]
+
+    return sample_groups
 
 
 @contextmanager
@@ -242,15 +287,22 @@ def resolve_sampler(model: Any, sampler: str) -> str:
 @contextmanager
 def _sampler(
     model: Any, tokenizer: Any, settings: ExpertIteration, runtime: Runtime
-) -> Iterator[Sampler]:
+) -> Iterator[GroupSampler]:
     if settings.sampler == "llama":
         n_ctx = max(2048, settings.max_length + settings.max_completion_length)
         threads = settings.llama_threads or runtime.threads
         with llama_sampler(model, tokenizer, threads, n_ctx, max_k=settings.k,
                            max_answer=settings.max_completion_length) as sample:  # fmt: skip
-            yield sample
+            yield per_prompt(sample)
     else:
-        yield lambda prompt, k, **kw: sample_answers(model, tokenizer, prompt, k, **kw)
+
+        def sample_groups(
+            prompts: Sequence[Sequence[dict[str, Any]]], k: int, *, seeds: Sequence[int],
+            **kw: Any,
+        ) -> list[list[str]]:  # fmt: skip
+            return sample_answers(model, tokenizer, prompts, k, seed=seeds[0], **kw)
+
+        yield sample_groups
 
 
 class StageOptimizer:
@@ -316,18 +368,22 @@ def run_round(
     all_rewards: list[float] = []
     n_samples = pruned = 0
     export_s = 0.0
+    per_call = sample_prompts(settings, runtime.device)
     with _sampler(model, tokenizer, settings, runtime) as sample:
         export_s = time.perf_counter() - started
-        for i, row in enumerate(rows):
-            env_key = row["sv_env"]
-            full = json.loads(row["sv_row"])
-            texts = sample(
-                full["prompt"],
+        fulls = [json.loads(row["sv_row"]) for row in rows]
+        sampled: list[list[str]] = []
+        for start in range(0, len(rows), per_call):
+            sampled += sample(
+                [full["prompt"] for full in fulls[start : start + per_call]],
                 settings.k,
                 temperature=settings.temperature,
                 max_tokens=settings.max_completion_length,
-                seed=settings.seed + 1000 * round_index + i,
-            )
+                seeds=[settings.seed + 1000 * round_index + i
+                       for i in range(start, min(len(rows), start + per_call))],
+            )  # fmt: skip
+        for row, full, texts in zip(rows, fulls, sampled, strict=True):
+            env_key = row["sv_env"]
             n_samples += len(texts)
             score = _scores(scorers[env_key], full)
             rewards = score(texts)
