@@ -96,3 +96,21 @@ def test_bench_train_reports_ratios(tiny_model_dir: Path, tmp_path: Path) -> Non
     assert sft["trainer_tokens_per_s"] > 0 and sft["ratio_vs_plain"] > 0
     assert rl["trainer_completions_per_s"] > 0 and rl["ratio_vs_plain"] > 0
     assert result["runtime"]["dtype"] == "float32" and result["peak_rss_mb"] > 0
+    assert result["warmup_steps"] == 1  # on a CPU
+
+
+def test_bench_train_leaves_the_warm_up_steps_out() -> None:
+    from security_verifiers.training.bench import _measured, warmup_steps
+
+    assert warmup_steps(None, "cpu") == 1 and warmup_steps(None, "cuda") == 2
+    assert warmup_steps(0, "cuda") == 0
+    assert _measured([5.0, 3.0, 1.0, 1.0], 2) == [1.0, 1.0]
+    assert _measured([5.0, 3.0], 2) == [3.0]  # never every measurement
+
+
+def test_bench_train_rejects_a_negative_warmup(capsys: pytest.CaptureFixture[str]) -> None:
+    from security_verifiers.training.bench import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--warmup", "-1"])
+    assert exc.value.code == 2 and "--warmup -1" in capsys.readouterr().err
