@@ -75,3 +75,11 @@ def test_the_base_model_is_exported_like_the_checkpoints(tmp_path: Path) -> None
     hub.write_text(config.read_text().replace("model: smollm2-135m", "model: org/other-model"))
     with pytest.raises(SystemExit, match="cannot export the base model 'org/other-model'"):
         base_eval_model(hub, "llama", stages, tmp_path)
+
+
+def test_smoke_runs_evaluate_a_few_items_even_where_all_are_asked() -> None:
+    from security_verifiers.training.proof import DEFAULT_TEST_ITEMS, SMOKE_ITEMS, smoke_items
+
+    assert smoke_items(-1) == SMOKE_ITEMS and smoke_items(2) == 2 and smoke_items(200) == 4
+    assert DEFAULT_TEST_ITEMS == {"e1": 200, "e4": -1}  # E4: the whole 377-item test split
+    assert parse_args(["--env", "e4"]).num_examples is None  # the env's default applies
