@@ -203,7 +203,7 @@ train-rl:
 	$(BIN)/sv train rl --config $(or $(CONFIG),configs/rlft/e1.yaml) $(ARGS)
 
 # SmolLM2-135M on CPU: SFT (>= 1,000 verified examples), RL (expert iteration or GRPO), evals
-# of base/SFT/RL on 200 test items + the real-data column, paired-bootstrap tables.
+# of base/SFT/RL on the test split (E1 200 items, E4 all 377) + the real-data column, tables.
 # make train-proof ENV=e4 ARGS="--algorithm grpo"; a plumbing check: ARGS=--smoke
 train-proof:
 	$(PY) -m security_verifiers.training.proof --env $(or $(ENV),e1) $(ARGS)
