@@ -5,8 +5,9 @@
 2. RL (`configs/rlft/<env>.yaml`) from that checkpoint: expert iteration (default) or GRPO
    (`--algorithm grpo`).
 3. `sv eval` of base, SFT and RL through the same provider on the same >= 200 test items
-   (E4: the whole 377-item split; compact prompts, greedy): by default llama.cpp (`--eval-backend llama`: the checkpoints are
-   exported to `<checkpoint>/model.gguf` by `training/export_gguf.py` and evaluated as
+   (E4: the whole 377-item split; compact prompts, greedy): by default llama.cpp
+   (`--eval-backend llama`: the checkpoints are exported to `<checkpoint>/model.gguf` by
+   `training/export_gguf.py` and evaluated as
    `local:<gguf>`, the base as `local/smollm2-135m`), or transformers (`--eval-backend hf`:
    `hf:<checkpoint>`, several times slower on a CPU); plus a real-data column (E1: the
    Stratosphere zeek sample, E4: the Nazario/Enron samples) when the files are present —
