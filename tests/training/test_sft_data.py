@@ -97,3 +97,40 @@ def test_missing_rollout_files_and_unsupported_env(e1_train, tmp_path: Path) -> 
     e6 = load_training_env("e6", {}, max_examples=2)
     with pytest.raises(UserError, match="reference_policy"):
         build_sft_examples(SFTData(env="e6"), e6, EnvScorer(e6, LoopThread()))
+
+
+def test_gold_evidence_orders_indicators_by_name_or_by_frequency() -> None:
+    from collections import Counter
+
+    from security_verifiers.training.sft_data import gold_evidence, indicator_counts
+
+    rows = [
+        {"answer": "Phishing", "info": {"indicators": ["b_flag", "urgency"]}},
+        {"answer": "Phishing", "info": {"indicators": ["urgency", "a_flag", "urgency"]}},
+        {"answer": "Legitimate", "info": {"indicators": ["a_flag", "a_flag"]}},
+    ]
+    counts = indicator_counts(rows)
+    assert counts == Counter({"urgency": 2, "b_flag": 1, "a_flag": 1})  # phishing rows, once each
+    row = {"info": {"indicators": ["b_flag", "urgency", "a_flag"]}}
+    assert gold_evidence(row, SFTData(), counts) == ["a_flag", "b_flag", "urgency"]
+    frequency = SFTData(evidence_order="frequency", evidence_max=2)
+    assert gold_evidence(row, frequency, counts) == ["urgency", "a_flag"]  # ties by name
+
+
+def test_e4_gold_answers_name_the_most_frequent_indicators_first() -> None:
+    env = load_training_env("e4", {"split": "train", "prompt_style": "compact"}, max_examples=60)
+    data = SFTData(env="e4", rationale=False, evidence_order="frequency", evidence_max=3,
+                   max_examples=60, min_reward=-10.0)  # fmt: skip
+    examples, _ = build_sft_examples(data, env, EnvScorer(env, LoopThread()))
+    from security_verifiers.training.sft_data import indicator_counts
+
+    counts = indicator_counts(env.rows)
+    firsts = []
+    for item in examples:
+        answer = json.loads(item["completion"][0]["content"])
+        evidence = answer["evidence"]
+        assert len(evidence) <= 3 and (answer["label"] == "Phishing" or evidence == [])
+        ranks = [counts[name] for name in evidence]
+        assert ranks == sorted(ranks, reverse=True)
+        firsts += evidence[:1]
+    assert firsts  # some phishing answers name indicators

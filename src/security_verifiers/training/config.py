@@ -49,6 +49,13 @@ class SFTData(Strict):
     """Chat examples from the training split's verified answers."""
     rationale: bool = True
     """Add a short rationale (from the example's metadata) to the gold answer."""
+    evidence_order: Literal["name", "frequency"] = "name"
+    """E4's gold evidence (the indicators the extractor confirmed on the email), in the order
+    name: alphabetical; frequency: the indicators that fire most often on the examples'
+    phishing emails first, so a model that names only the first few names the likeliest."""
+    evidence_max: int = Field(4, ge=0)
+    """At most this many indicators in a gold evidence list (E4's reward gives full credit for
+    three confirmed ones)."""
     confidence: float = Field(0.9, ge=0.0, le=1.0)
     """Confidence written into gold answers of classification environments (with `calibrate`,
     the cap)."""

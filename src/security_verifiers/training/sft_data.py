@@ -20,7 +20,7 @@ import json
 import random
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,10 +72,31 @@ def render_network_logs(row: dict[str, Any], data: SFTData) -> str:
     return json.dumps(answer)
 
 
+def indicator_counts(rows: Sequence[dict[str, Any]]) -> Counter[str]:
+    """How often each indicator fires on the rows whose gold label is Phishing."""
+    return Counter(
+        str(name)
+        for row in rows
+        if row.get("answer") == "Phishing"
+        for name in set(_info(row).get("indicators") or [])
+    )
+
+
+def gold_evidence(row: dict[str, Any], data: SFTData, counts: Counter[str] | None) -> list[str]:
+    """The row's confirmed indicators in `data.evidence_order` (by `counts` for frequency,
+    ties by name), at most `data.evidence_max`."""
+    names = sorted(str(name) for name in _info(row).get("indicators") or [])
+    if data.evidence_order == "frequency" and counts is not None:
+        names.sort(key=lambda name: -counts[name])  # stable: ties stay alphabetical
+    return names[: data.evidence_max]
+
+
 def render_phishing(row: dict[str, Any], data: SFTData) -> str:
-    """E4: label, confidence, and (for phishing) the indicators the extractor confirmed."""
+    """E4: label, confidence, and (for phishing) the indicators the extractor confirmed
+    (`_sv_evidence` when `build_sft_examples` ordered them by frequency)."""
     label, confidence = _decision(row, data)
-    evidence = list(_info(row).get("indicators") or [])[:4] if label == "Phishing" else []
+    evidence = row.get("_sv_evidence") or gold_evidence(row, data, None)
+    evidence = list(evidence) if label == "Phishing" else []
     return json.dumps({"label": label, "confidence": confidence, "evidence": evidence})
 
 
@@ -263,6 +284,10 @@ def build_sft_examples(
                 if (data.calibrate)
                 else rows
             )
+            if data.evidence_order == "frequency":
+                counts = indicator_counts(gold_rows)
+                gold_rows = [{**row, "_sv_evidence": gold_evidence(row, data, counts)}
+                             for row in gold_rows]  # fmt: skip
             candidates = [(row, renderer(row, data)) for row in gold_rows]
             examples += _verified(candidates, scorer, data.min_reward, "gold", stats)
     if data.reference_policy:
