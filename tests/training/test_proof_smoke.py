@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from security_verifiers.models.hf_checkpoint import CHECKPOINT_MARKER
+
 pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning")
 
 
@@ -31,7 +33,8 @@ def recipes(tiny_model_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> t
         "algorithm": "expert_iteration", "threads": 1,
         "envs": {"e1": {"reward_weights": {"decision": 1.0, "format": 0.1}, "max_examples": 8}},
         "stages": [{"envs": ["e1"], "steps": 1}],
-        "expert_iteration": {"max_completion_length": 8, "keep": "best", "min_reward": -10.0},
+        "expert_iteration": {"max_completion_length": 8, "keep": "best", "min_reward": -10.0,
+                             "select_split": "dev", "select_items": 50},
         "lora": {"r": 4, "alpha": 8},
     })  # fmt: skip
     return sft, rl
@@ -58,6 +61,8 @@ def test_proof_runs_every_stage_and_writes_the_table(proof_out: Path) -> None:
     assert summary["eval_models"]["base"].startswith("hf:") and not summary["sft_reused"]
     assert " = 1" in summary["llama_cpu_features"]  # which llama.cpp build scored the evals
     assert summary["low_memory"] and all(summary["peak_rss_mb"][k] > 0 for k in ("sft", "rl"))
+    rl_meta = json.loads(Path(summary["checkpoints"]["rl"], CHECKPOINT_MARKER).read_text())
+    assert rl_meta["stages"][0]["round_selection"]["held_out_items"] == 2  # --smoke's cap
     sft_config = yaml.safe_load(Path(summary["checkpoints"]["sft"], "config.yaml").read_text())
     assert sft_config["train"]["grad_accum"] == 4
     for label in ("base", "sft", "rl"):

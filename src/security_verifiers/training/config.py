@@ -284,6 +284,13 @@ class ExpertIteration(Strict):
     and every evaluated answer came to say 0.5 (issue 21 note). Shrinking pulls the targets
     toward the pooled share."""
     max_length: int = Field(512, ge=16)
+    select_split: str | None = None
+    """Round selection (early stopping): the split of each environment (e.g. `dev`, which
+    neither SFT nor RL trains on) whose first `select_items` rows (shuffled by `seed`) score
+    the policy's greedy answers before the first round and after each. The stage ends on the
+    adapter with the highest mean reward there: the start when no round beats it. None: the
+    stage ends on its last round."""
+    select_items: int = Field(96, ge=1)
     seed: int = 42
 
 

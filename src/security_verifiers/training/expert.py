@@ -36,6 +36,7 @@ from security_verifiers.training.config import ExpertIteration, SFTRecipe, SFTTr
 from security_verifiers.training.envs import TrainingEnv
 from security_verifiers.training.list_pruning import prune_group
 from security_verifiers.training.rewards import EnvScorer
+from security_verifiers.training.round_selection import BestRound, HeldOut, restore_adapter
 from security_verifiers.training.runtime import (
     Runtime,
     current_rss_mb,
@@ -85,7 +86,7 @@ def sample_answers(
     seed: int | None = None,
 ) -> list[list[str]]:
     """`k` sampled answers to each chat prompt, all decoded in one generate call (the prompts
-    left-padded; `num_return_sequences=k`)."""
+    left-padded; `num_return_sequences=k`). Temperature 0 decodes greedily."""
     import torch
 
     device = next(model.parameters()).device
@@ -100,13 +101,15 @@ def sample_answers(
         with torch.no_grad():
             if seed is not None:
                 torch.manual_seed(seed)
+            decoding: dict[str, Any] = (
+                {"do_sample": True, "temperature": temperature, "top_p": 1.0, "top_k": 0}
+                if temperature > 0
+                else {"do_sample": False}
+            )
             out = model.generate(
                 input_ids=ids,
                 attention_mask=torch.tensor(mask, device=device),
-                do_sample=True,
-                temperature=temperature,
-                top_p=1.0,
-                top_k=0,
+                **decoding,
                 max_new_tokens=max_tokens,
                 num_return_sequences=k,
                 pad_token_id=pad_id,
@@ -346,6 +349,29 @@ def _scores(scorer: EnvScorer, row: dict[str, Any]) -> Callable[[list[str]], lis
     return lambda texts: [s["reward"] for s in scorer.score([row] * len(texts), texts)]
 
 
+def held_out_reward(
+    model: Any,
+    tokenizer: Any,
+    held_out: Sequence[HeldOut],
+    settings: ExpertIteration,
+    runtime: Runtime,
+) -> float:
+    """Mean reward of the policy's greedy answers (as evaluation decodes) to the held-out
+    rows, each scored by its part's scorer."""
+    rewards: list[float] = []
+    per_call = sample_prompts(settings, runtime.device)
+    with _sampler(model, tokenizer, settings, runtime) as sample:
+        for part in held_out:
+            prompts = [row["prompt"] for row in part.rows]
+            for start in range(0, len(prompts), per_call):
+                chunk = prompts[start : start + per_call]
+                answers = sample(chunk, 1, temperature=0.0, seeds=[0] * len(chunk),
+                                 max_tokens=settings.max_completion_length)  # fmt: skip
+                for row, texts in zip(part.rows[start : start + per_call], answers, strict=True):
+                    rewards += _scores(part.scorer, row)(texts)
+    return sum(rewards) / max(1, len(rewards))
+
+
 def run_round(
     model: Any,
     tokenizer: Any,
@@ -493,8 +519,10 @@ def run_stage(
     output_dir: Path,
     console: Console,
     offset: int = 0,
-) -> list[dict[str, Any]]:
-    """`steps` rounds over consecutive slices of `rows`; returns the log entries."""
+    held_out: Sequence[HeldOut] = (),
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """`steps` rounds over consecutive slices of `rows`; returns the log entries and, with
+    `held_out` rows, the round selection (the stage then ends on its best adapter)."""
     settings = settings.model_copy(update={"sampler": resolve_sampler(model, settings.sampler)})
     if settings.sampler == "transformers":
         console.print("Sampling with transformers")
@@ -503,6 +531,20 @@ def run_stage(
     optimizer = (
         StageOptimizer(steps * settings.sft_steps) if settings.optimizer_scope == "stage" else None
     )
+    best = BestRound() if held_out else None
+
+    def score_policy(rounds_done: int) -> float:
+        assert best is not None
+        started = time.perf_counter()
+        score = held_out_reward(model, tokenizer, held_out, settings, runtime)
+        kept = best.offer(rounds_done, score, model)
+        console.print(f"held-out reward after {rounds_done} rounds: {score:.3f}"
+                      f"{' (best so far)' if kept else ''}, "
+                      f"{time.perf_counter() - started:.0f} s")  # fmt: skip
+        return score
+
+    if best is not None:
+        score_policy(0)
     for r in range(steps):
         chunk = [rows[(r * per_round + i) % len(rows)] for i in range(per_round)]
         entry = run_round(
@@ -522,5 +564,19 @@ def run_stage(
             f"{entry['samples']} {entry['kept_labels']}, {entry['round_s']:.0f} s"
             + (f", {entry['pruned']} pruned" if "pruned" in entry else "")
         )
+        if best is not None:
+            entry["held_out_reward"] = score_policy(r + 1)
         history.append(entry)
-    return history
+    if best is None:
+        return history, None
+    if best.round < steps and best.snapshot is not None:
+        restore_adapter(model, best.snapshot)
+    console.print(f"Round selection: the stage ends on round {best.round} of {steps} "
+                  f"(held-out reward {best.score:.3f})")  # fmt: skip
+    selection = {
+        "selected_round": best.round,
+        "rounds": steps,
+        "held_out_rewards": [round(x, 4) for x in best.scores],
+        "held_out_items": sum(len(part.rows) for part in held_out),
+    }
+    return history, selection

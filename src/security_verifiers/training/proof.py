@@ -263,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         sft_steps = ["--max-steps", "2"]
         rl_sets += ["expert_iteration.prompts=2", "expert_iteration.k=2",
                     "expert_iteration.sft_steps=1", "expert_iteration.batch_size=2",
+                    "expert_iteration.select_items=2",
                     "grpo.num_generations=2", "grpo.prompts_per_step=1"]  # fmt: skip
 
     def sets(pairs: list[str]) -> list[str]:

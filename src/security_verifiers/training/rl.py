@@ -36,6 +36,7 @@ from security_verifiers.training.envs import (
 from security_verifiers.training.model_cache import loadable
 from security_verifiers.training.rewards import EnvScorer, RewardBridge
 from security_verifiers.training.rollouts import PolicyHandle, make_rollout_func, prompt_key
+from security_verifiers.training.round_selection import HeldOut, held_out_rows
 from security_verifiers.training.runtime import Runtime, peak_rss_mb, setup_runtime
 from security_verifiers.training.sft import lora_config
 
@@ -87,6 +88,31 @@ def load_envs(
             source=source,
         )
     return envs
+
+
+def held_out_envs(
+    recipe: RLRecipe, envs: dict[str, TrainingEnv], source: Path | None
+) -> dict[str, TrainingEnv]:
+    """Each environment loaded on `expert_iteration.select_split` (round selection), with
+    the training environment's arguments and reward weights otherwise."""
+    split = recipe.expert_iteration.select_split
+    out: dict[str, TrainingEnv] = {}
+    for key, settings in recipe.envs.items():
+        env = load_training_env(
+            key,
+            dict(settings.env_args) | {"split": split},
+            reward_weights=settings.reward_weights,
+            field="expert_iteration.select_split: envs",
+            source=source,
+        )
+        if env.split != split or env.split == envs[key].split:
+            where = f"{source}: " if source else ""
+            raise UserError(
+                f"{where}expert_iteration.select_split: {split}: environment {key} has no "
+                f"held-out split of that name (its rows come from split {env.split!r})"
+            )
+        out[key] = env
+    return out
 
 
 def is_multi_turn(training_env: TrainingEnv) -> bool:
@@ -178,6 +204,12 @@ def run_rl(recipe: RLRecipe, console: Console | None = None, source: Path | None
     )
     envs = load_envs(recipe, policy, source)
     scorers = {key: EnvScorer(env, loop) for key, env in envs.items()}
+    ei = recipe.expert_iteration
+    held_out: dict[str, HeldOut] = {}
+    if recipe.algorithm == "expert_iteration" and ei.select_split:
+        for key, env in held_out_envs(recipe, envs, source).items():
+            rows = held_out_rows(env.rows, ei.select_items, ei.seed)
+            held_out[key] = HeldOut(key, rows, EnvScorer(env, loop))
     bridge = RewardBridge(scorers)
     schedule = recipe.schedule()
 
@@ -224,16 +256,16 @@ def run_rl(recipe: RLRecipe, console: Console | None = None, source: Path | None
             console.print(f"[bold]Stage {index + 1}/{len(schedule)}[/bold] {stage.label}: "
                           f"{stage.steps} steps on {', '.join(stage.envs)}")  # fmt: skip
             if recipe.algorithm == "expert_iteration":
-                ei = recipe.expert_iteration
                 if any(is_multi_turn(envs[key]) for key in stage.envs):
                     raise UserError(
                         f"stage '{stage.label}': expert_iteration supports single-turn "
                         f"environments only; use algorithm: grpo"
                     )
                 rows = stage_rows(stage, envs, stage.steps * ei.prompts, ei.seed + index)
-                entries = expert.run_stage(
+                entries, selection = expert.run_stage(
                     model, tokenizer, rows, stage.steps, envs, scorers, ei, runtime,
                     ckpt.trainer_dir / f"stage{index + 1}", console, offset,
+                    [held_out[key] for key in stage.envs if key in held_out],
                 )  # fmt: skip
                 history += [{**e, "stage": stage.label} for e in entries]
                 offset += len(entries)
@@ -241,6 +273,7 @@ def run_rl(recipe: RLRecipe, console: Console | None = None, source: Path | None
                 seconds = round(time.perf_counter() - stage_started, 1)
                 stage_times.append(
                     {"stage": stage.label, "steps": len(entries), "wall_clock_s": seconds}
+                    | ({"round_selection": selection} if selection else {})
                 )
                 continue
             n_rows = max(stage.steps * g.prompts_per_step * 2, 8)
