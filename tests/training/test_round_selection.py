@@ -27,6 +27,8 @@ def test_held_out_rows_are_a_fixed_shuffle_of_the_split():
     assert picked == held_out_rows(rows, 4, seed=3) and len(picked) == 4
     assert picked != rows[:4] or held_out_rows(rows, 4, seed=4) != picked
     assert len(held_out_rows(rows, 50, seed=3)) == 10
+    every = held_out_rows(rows, None, seed=3)
+    assert every[:4] == picked and sorted(r["id"] for r in every) == list(range(10))
 
 
 def test_the_best_round_keeps_the_earliest_of_equal_scores(lora_model):

@@ -290,7 +290,8 @@ class ExpertIteration(Strict):
     the policy's greedy answers before the first round and after each. The stage ends on the
     adapter with the highest mean reward there: the start when no round beats it. None: the
     stage ends on its last round."""
-    select_items: int = Field(96, ge=1)
+    select_items: int | None = Field(96, ge=1)
+    """Held-out rows per score; None: every row of `select_split`."""
     seed: int = 42
 
 

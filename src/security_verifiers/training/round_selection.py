@@ -25,11 +25,14 @@ class HeldOut:
     scorer: Any
 
 
-def held_out_rows(rows: Sequence[dict[str, Any]], items: int, seed: int) -> list[dict[str, Any]]:
-    """The first `items` of `rows` shuffled by `seed` (all of them when there are fewer)."""
+def held_out_rows(
+    rows: Sequence[dict[str, Any]], items: int | None, seed: int
+) -> list[dict[str, Any]]:
+    """The first `items` of `rows` shuffled by `seed` (all of them when there are fewer, or
+    when `items` is None)."""
     picked = list(rows)
     random.Random(seed).shuffle(picked)
-    return picked[:items]
+    return picked if items is None else picked[:items]
 
 
 def adapter_snapshot(model: Any) -> dict[str, Any]:
