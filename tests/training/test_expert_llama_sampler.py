@@ -68,6 +68,37 @@ def test_llama_sampler_tokens_and_seeds():
     assert len(first) == 3 and first == again and len(set(first)) > 1
 
 
+def test_held_out_workers_answer_as_one_context_does():
+    """Greedy held-out answers from two llama.cpp contexts side by side (one thread each) are
+    the answers of one context on both threads, in the prompts' order."""
+    pytest.importorskip("llama_cpp")
+    from security_verifiers.models.hf_checkpoint import (
+        load_causal_lm,
+        load_tokenizer,
+        resolve_checkpoint,
+    )
+    from security_verifiers.training.config import ExpertIteration
+    from security_verifiers.training.expert import greedy_answers, held_out_workers
+    from security_verifiers.training.model_cache import loadable
+    from security_verifiers.training.runtime import Runtime
+
+    ref = resolve_checkpoint("smollm2-135m")
+    model, tokenizer = load_causal_lm(loadable(ref)), load_tokenizer(loadable(ref))
+    runtime = Runtime(device="cpu", dtype="float32", requested_dtype="float32", threads=2,
+                      cpu_bf16=False)  # fmt: skip
+    prompts = [[{"role": "user", "content": f"Name a colour and the number {n}."}]
+               for n in range(7)]  # fmt: skip
+    settings = ExpertIteration(sampler="llama", k=4, max_completion_length=10, max_length=128)
+    assert held_out_workers(settings, runtime) == 2
+    parallel = greedy_answers(model, tokenizer, prompts, settings, runtime)
+    one = settings.model_copy(update={"select_workers": 1})
+    assert held_out_workers(one, runtime) == 1
+    assert parallel == greedy_answers(model, tokenizer, prompts, one, runtime)
+    assert len(parallel) == 7 and len(set(parallel)) > 1
+    transformers = settings.model_copy(update={"sampler": "transformers"})
+    assert held_out_workers(transformers, runtime) == 1
+
+
 class _Policy:
     """Just what `resolve_sampler` reads: the config and the parameters' device."""
 

@@ -292,6 +292,10 @@ class ExpertIteration(Strict):
     stage ends on its last round."""
     select_items: int | None = Field(96, ge=1)
     """Held-out rows per score; None: every row of `select_split`."""
+    select_workers: int | None = Field(None, ge=1)
+    """`sampler: llama`: llama.cpp contexts answering the held-out rows side by side, the
+    threads split among them. None: one per llama thread (on a 135M model one context's
+    threads scale poorly)."""
     seed: int = 42
 
 

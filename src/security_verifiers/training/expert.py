@@ -20,11 +20,13 @@ tokenizer's chat-template ids.
 from __future__ import annotations
 
 import json
+import queue
 import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -142,43 +144,69 @@ def per_prompt(sample: Sampler) -> GroupSampler:
 
 
 @contextmanager
-def llama_sampler(
-    model: Any, tokenizer: Any, threads: int, n_ctx: int, max_k: int = 8, max_answer: int = 64
-) -> Iterator[Sampler]:
-    """The current policy exported to GGUF (in a temporary directory) and loaded in llama.cpp,
-    where the k answers to a prompt are decoded together (`llama_batch.BatchedSampler`).
-    Samples with temperature only, like `sample_answers`, and stops at the tokenizer's EOS.
-    `n_ctx` bounds one prompt plus one answer; the cache holds the prompt once and up to
-    `max_k` answers of up to `max_answer` tokens."""
+def llama_samplers(
+    model: Any,
+    tokenizer: Any,
+    threads: int,
+    n_ctx: int,
+    max_k: int = 8,
+    max_answer: int = 64,
+    copies: int = 1,
+) -> Iterator[list[Sampler]]:
+    """The current policy exported to GGUF (in a temporary directory) and loaded in `copies`
+    llama.cpp contexts that share the `threads` (at least one each); in each, the k answers to
+    a prompt are decoded together (`llama_batch.BatchedSampler`). Samples with temperature
+    only, like `sample_answers`, and stops at the tokenizer's EOS. `n_ctx` bounds one prompt
+    plus one answer; a context's cache holds the prompt once and up to `max_k` answers of up
+    to `max_answer` tokens. A context serves one call at a time; different contexts may run
+    in different Python threads (llama.cpp runs without the GIL)."""
     from security_verifiers.training.export_gguf import export_model
     from security_verifiers.training.llama_batch import BatchedSampler
 
-    with tempfile.TemporaryDirectory(prefix="sv-policy-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="sv-policy-") as tmp, ExitStack() as stack:
         path = export_model(model, Path(tmp) / "policy.gguf")
-        with BatchedSampler(path, max_seqs=max_k, n_ctx=n_ctx + (max_k - 1) * max_answer,
-                            threads=threads) as sampler:  # fmt: skip
+        per_copy = max(1, threads // copies)
+        samplers = [
+            stack.enter_context(BatchedSampler(path, max_seqs=max_k, threads=per_copy,
+                                               n_ctx=n_ctx + (max_k - 1) * max_answer))
+            for _ in range(copies)
+        ]  # fmt: skip
+        yield [_bound_sampler(sampler, tokenizer, n_ctx) for sampler in samplers]
 
-            def sample(
-                prompt: Sequence[dict[str, Any]],
-                k: int,
-                *,
-                temperature: float,
-                max_tokens: int,
-                seed: int | None = None,
-            ) -> list[str]:
-                ids = prompt_ids(tokenizer, prompt)
-                if len(ids) + max_tokens > n_ctx:
-                    raise UserError(
-                        f"a {len(ids)}-token prompt does not fit the sampler's context "
-                        f"({n_ctx}); raise expert_iteration.max_length"
-                    )
-                outs = sampler.sample(
-                    ids, k, temperature=temperature, max_tokens=max_tokens,
-                    stop=tokenizer.eos_token_id, seed=seed or 0,
-                )  # fmt: skip
-                return [tokenizer.decode(out, skip_special_tokens=True) for out in outs]
 
-            yield sample
+def _bound_sampler(sampler: Any, tokenizer: Any, n_ctx: int) -> Sampler:
+    """`sampler` (a `BatchedSampler`) answering chat prompts with decoded text."""
+
+    def sample(
+        prompt: Sequence[dict[str, Any]],
+        k: int,
+        *,
+        temperature: float,
+        max_tokens: int,
+        seed: int | None = None,
+    ) -> list[str]:
+        ids = prompt_ids(tokenizer, prompt)
+        if len(ids) + max_tokens > n_ctx:
+            raise UserError(
+                f"a {len(ids)}-token prompt does not fit the sampler's context "
+                f"({n_ctx}); raise expert_iteration.max_length"
+            )
+        outs = sampler.sample(
+            ids, k, temperature=temperature, max_tokens=max_tokens,
+            stop=tokenizer.eos_token_id, seed=seed or 0,
+        )  # fmt: skip
+        return [tokenizer.decode(out, skip_special_tokens=True) for out in outs]
+
+    return sample
+
+
+@contextmanager
+def llama_sampler(
+    model: Any, tokenizer: Any, threads: int, n_ctx: int, max_k: int = 8, max_answer: int = 64
+) -> Iterator[Sampler]:
+    """`llama_samplers` with one context on all `threads`."""
+    with llama_samplers(model, tokenizer, threads, n_ctx, max_k, max_answer) as (sample,):
+        yield sample
 
 
 def select(rewards: Sequence[float], keep: str, min_reward: float) -> list[int]:
@@ -349,6 +377,54 @@ def _scores(scorer: EnvScorer, row: dict[str, Any]) -> Callable[[list[str]], lis
     return lambda texts: [s["reward"] for s in scorer.score([row] * len(texts), texts)]
 
 
+def held_out_workers(settings: ExpertIteration, runtime: Runtime) -> int:
+    """llama.cpp contexts that answer the held-out rows side by side: `select_workers`, or
+    one per llama thread; 1 with the transformers sampler."""
+    if settings.sampler != "llama":
+        return 1
+    return settings.select_workers or settings.llama_threads or runtime.threads
+
+
+def greedy_answers(
+    model: Any,
+    tokenizer: Any,
+    prompts: Sequence[Sequence[dict[str, Any]]],
+    settings: ExpertIteration,
+    runtime: Runtime,
+) -> list[str]:
+    """The policy's greedy answer to each prompt (as evaluation decodes), in order; with
+    several `held_out_workers`, each llama.cpp context takes the next unanswered prompt."""
+    decoding: dict[str, Any] = {"temperature": 0.0, "max_tokens": settings.max_completion_length}
+    workers = held_out_workers(settings, runtime)
+    if workers == 1:
+        answers: list[str] = []
+        per_call = sample_prompts(settings, runtime.device)
+        with _sampler(model, tokenizer, settings, runtime) as sample_groups:
+            for start in range(0, len(prompts), per_call):
+                chunk = prompts[start : start + per_call]
+                groups = sample_groups(chunk, 1, seeds=[0] * len(chunk), **decoding)
+                answers += [texts[0] for texts in groups]
+        return answers
+    n_ctx = max(2048, settings.max_length + settings.max_completion_length)
+    threads = settings.llama_threads or runtime.threads
+    with llama_samplers(model, tokenizer, threads, n_ctx, max_k=settings.k,
+                        max_answer=settings.max_completion_length,
+                        copies=workers) as samplers:  # fmt: skip
+        idle: queue.SimpleQueue[Sampler] = queue.SimpleQueue()
+        for sample in samplers:
+            idle.put(sample)
+
+        def answer(prompt: Sequence[dict[str, Any]]) -> str:
+            sample = idle.get()
+            try:
+                return sample(prompt, 1, seed=0, **decoding)[0]
+            finally:
+                idle.put(sample)
+
+        with ThreadPoolExecutor(workers, thread_name_prefix="sv-held-out") as pool:
+            return list(pool.map(answer, prompts))
+
+
 def held_out_reward(
     model: Any,
     tokenizer: Any,
@@ -356,19 +432,14 @@ def held_out_reward(
     settings: ExpertIteration,
     runtime: Runtime,
 ) -> float:
-    """Mean reward of the policy's greedy answers (as evaluation decodes) to the held-out
-    rows, each scored by its part's scorer."""
+    """Mean reward of the policy's greedy answers to the held-out rows, each scored by its
+    part's scorer."""
+    pairs = [(part, row) for part in held_out for row in part.rows]
+    prompts = [row["prompt"] for _, row in pairs]
+    answers = greedy_answers(model, tokenizer, prompts, settings, runtime)
     rewards: list[float] = []
-    per_call = sample_prompts(settings, runtime.device)
-    with _sampler(model, tokenizer, settings, runtime) as sample:
-        for part in held_out:
-            prompts = [row["prompt"] for row in part.rows]
-            for start in range(0, len(prompts), per_call):
-                chunk = prompts[start : start + per_call]
-                answers = sample(chunk, 1, temperature=0.0, seeds=[0] * len(chunk),
-                                 max_tokens=settings.max_completion_length)  # fmt: skip
-                for row, texts in zip(part.rows[start : start + per_call], answers, strict=True):
-                    rewards += _scores(part.scorer, row)(texts)
+    for (part, row), text in zip(pairs, answers, strict=True):
+        rewards += _scores(part.scorer, row)([text])
     return sum(rewards) / max(1, len(rewards))
 
 
