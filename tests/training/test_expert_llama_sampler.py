@@ -41,26 +41,33 @@ def test_one_round_with_the_llama_sampler(tmp_path: Path):
     assert entry["sampler"] == "llama" and entry["samples"] == 6 and entry["export_s"] > 0
 
 
-def test_llama_sampler_tokens_and_seeds():
-    """The GGUF's tokenizer renders the chat prompt into transformers' ids (the sampler feeds
-    those ids directly), and a seed fixes the k answers."""
+@pytest.fixture(scope="module")
+def smollm2() -> tuple[str, object, object]:
+    """The shipped SmolLM2's GGUF path, its weights in transformers and its tokenizer."""
     pytest.importorskip("llama_cpp")
-    from llama_cpp import Llama
-
     from security_verifiers.models.hf_checkpoint import (
         load_causal_lm,
         load_tokenizer,
         resolve_checkpoint,
     )
-    from security_verifiers.training.expert import llama_sampler, prompt_ids
     from security_verifiers.training.model_cache import loadable
 
     ref = resolve_checkpoint("smollm2-135m")
-    model, tokenizer = load_causal_lm(loadable(ref)), load_tokenizer(loadable(ref))
+    return ref.location, load_causal_lm(loadable(ref)), load_tokenizer(loadable(ref))
+
+
+def test_llama_sampler_tokens_and_seeds(smollm2):
+    """The GGUF's tokenizer renders the chat prompt into transformers' ids (the sampler feeds
+    those ids directly), and a seed fixes the k answers."""
+    from llama_cpp import Llama
+
+    from security_verifiers.training.expert import llama_sampler, prompt_ids
+
+    location, model, tokenizer = smollm2
     prompt = [{"role": "system", "content": "Answer briefly."}, {"role": "user", "content": "Hi"}]
     text = tokenizer.apply_chat_template(prompt, add_generation_prompt=True, tokenize=False)
     ids = prompt_ids(tokenizer, prompt)
-    vocab = Llama(ref.location, vocab_only=True, verbose=False)
+    vocab = Llama(location, vocab_only=True, verbose=False)
     assert vocab.tokenize(text.encode(), add_bos=False, special=True) == ids
     with llama_sampler(model, tokenizer, threads=2, n_ctx=256) as sample:
         first = sample(prompt, 3, temperature=1.0, max_tokens=8, seed=7)
@@ -68,22 +75,14 @@ def test_llama_sampler_tokens_and_seeds():
     assert len(first) == 3 and first == again and len(set(first)) > 1
 
 
-def test_held_out_workers_answer_as_one_context_does():
+def test_held_out_workers_answer_as_one_context_does(smollm2):
     """Greedy held-out answers from two llama.cpp contexts side by side (one thread each) are
     the answers of one context on both threads, in the prompts' order."""
-    pytest.importorskip("llama_cpp")
-    from security_verifiers.models.hf_checkpoint import (
-        load_causal_lm,
-        load_tokenizer,
-        resolve_checkpoint,
-    )
     from security_verifiers.training.config import ExpertIteration
     from security_verifiers.training.expert import greedy_answers, held_out_workers
-    from security_verifiers.training.model_cache import loadable
     from security_verifiers.training.runtime import Runtime
 
-    ref = resolve_checkpoint("smollm2-135m")
-    model, tokenizer = load_causal_lm(loadable(ref)), load_tokenizer(loadable(ref))
+    _, model, tokenizer = smollm2
     runtime = Runtime(device="cpu", dtype="float32", requested_dtype="float32", threads=2,
                       cpu_bf16=False)  # fmt: skip
     prompts = [[{"role": "user", "content": f"Name a colour and the number {n}."}]
