@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from security_verifiers.errors import UserError
-from security_verifiers.training.cli import parse_sets
+from security_verifiers.training.cli import given, parse_sets
 from security_verifiers.training.config import RLRecipe, SFTRecipe, load_recipe
 
 REPO = Path(__file__).resolve().parents[2]
@@ -111,8 +111,9 @@ def test_bad_yaml_and_missing_file(tmp_path: Path) -> None:
 
 def test_overrides_apply_dotted_keys(tmp_path: Path) -> None:
     path = write(tmp_path, "train: {max_steps: 9}\n")
-    recipe = load_recipe(path, SFTRecipe, {"train.max_steps": 2, "lora.r": 4, "model": None})
+    recipe = load_recipe(path, SFTRecipe, {"train.max_steps": 2, "lora.r": 4})
     assert recipe.train.max_steps == 2 and recipe.lora.r == 4 and recipe.model == "smollm2-135m"
+    assert given({"model": None, "train.seed": 3}) == {"train.seed": 3}
     assert parse_sets(["train.batch_size=2", "data.env=e1"]) == {
         "train.batch_size": 2,
         "data.env": "e1",
@@ -131,3 +132,16 @@ def test_cli_prints_one_line_not_a_traceback(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "stages.0.steps" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_set_null_clears_a_field(tmp_path: Path) -> None:
+    """`--set key=null` turns a recipe field off; it is not dropped as an unset option."""
+    path = write(
+        tmp_path,
+        "envs: {e4: {}}\nstages: [{envs: [e4], steps: 1}]\nalgorithm: expert_iteration\n"
+        "expert_iteration: {select_split: dev, select_items: 96}\n",
+    )
+    overrides = parse_sets(["expert_iteration.select_split=null"])
+    recipe = load_recipe(path, RLRecipe, overrides)
+    assert recipe.expert_iteration.select_split is None
+    assert recipe.expert_iteration.select_items == 96

@@ -52,6 +52,12 @@ def parse_sets(pairs: list[str] | None) -> dict[str, Any]:
     return out
 
 
+def given(options: dict[str, Any]) -> dict[str, Any]:
+    """The command-line options the user gave (an unset option is None and overrides nothing;
+    an explicit `--set key=null` still does)."""
+    return {key: value for key, value in options.items() if value is not None}
+
+
 def _quiet_libraries() -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
@@ -76,10 +82,14 @@ def sft_command(
     from security_verifiers.training.sft import run_sft
 
     overrides = {
-        "model": model,
-        "train.max_steps": max_steps,
-        "output_root": output_root and str(output_root),
-        "train.seed": seed,
+        **given(
+            {
+                "model": model,
+                "train.max_steps": max_steps,
+                "output_root": output_root and str(output_root),
+                "train.seed": seed,
+            }
+        ),
         **parse_sets(set_),
     }
     recipe = load_recipe(config, SFTRecipe, overrides)
@@ -109,9 +119,13 @@ def rl_command(
         config,
         RLRecipe,
         {
-            "model": model,
-            "output_root": output_root and str(output_root),
-            "grpo.seed": seed,
+            **given(
+                {
+                    "model": model,
+                    "output_root": output_root and str(output_root),
+                    "grpo.seed": seed,
+                }
+            ),
             **parse_sets(set_),
         },
     )

@@ -355,7 +355,8 @@ def _describe(exc: ValidationError, source: str) -> str:
 
 
 def load_recipe(path: Path, kind: type[Recipe], overrides: dict[str, Any] | None = None) -> Recipe:
-    """Read and validate a recipe file; `overrides` are dotted keys (`train.max_steps`)."""
+    """Read and validate a recipe file; `overrides` are dotted keys (`train.max_steps`), each
+    applied as given (None sets the field to null)."""
     try:
         raw = yaml.safe_load(path.read_text())
     except FileNotFoundError:
@@ -367,8 +368,6 @@ def load_recipe(path: Path, kind: type[Recipe], overrides: dict[str, Any] | None
     if not isinstance(raw, dict):
         raise UserError(f"{path}: expected a mapping at the top level")
     for dotted, value in (overrides or {}).items():
-        if value is None:
-            continue
         node = raw
         *parents, leaf = dotted.split(".")
         for part in parents:
