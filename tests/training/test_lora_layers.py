@@ -37,3 +37,23 @@ def test_frozen_lower_blocks_get_no_adapter_and_no_gradient(tiny_model_dir: Path
 def test_layers_must_be_positive() -> None:
     with pytest.raises(ValueError):
         LoraSettings(layers=0)
+
+
+def test_a_new_adapter_starts_from_its_seed(tiny_model_dir: Path) -> None:
+    """RL's fresh adapter: the same seed gives the same A matrices whatever torch's generator
+    held before (it starts from a different seed in every process), another seed others."""
+    import torch
+
+    from security_verifiers.models.hf_checkpoint import load_causal_lm, resolve_checkpoint
+    from security_verifiers.training.sft import new_adapter
+
+    def lora_a(seed: int, noise: int) -> list[torch.Tensor]:
+        torch.manual_seed(noise)
+        torch.rand(noise)
+        base = load_causal_lm(resolve_checkpoint(str(tiny_model_dir)), dtype="float32")
+        model = new_adapter(base, LoraSettings(r=4, alpha=8), seed)
+        return [p.detach().clone() for n, p in model.named_parameters() if "lora_A" in n]
+
+    first, again, other = lora_a(42, 3), lora_a(42, 11), lora_a(7, 3)
+    assert first and all(torch.equal(a, b) for a, b in zip(first, again, strict=True))
+    assert not all(torch.equal(a, b) for a, b in zip(first, other, strict=True))

@@ -192,7 +192,6 @@ def bench_sft(args: argparse.Namespace, runtime: Any, out: dict[str, Any]) -> An
 def bench_rl(args: argparse.Namespace, runtime: Any, out: dict[str, Any]) -> None:
     import torch
     from datasets import Dataset
-    from peft import get_peft_model
     from trl import GRPOTrainer
 
     from security_verifiers.models.hf_checkpoint import (
@@ -205,7 +204,7 @@ def bench_rl(args: argparse.Namespace, runtime: Any, out: dict[str, Any]) -> Non
     from security_verifiers.training.model_cache import loadable
     from security_verifiers.training.rewards import EnvScorer, RewardBridge
     from security_verifiers.training.rl import grpo_args, stage_rows
-    from security_verifiers.training.sft import lora_config
+    from security_verifiers.training.sft import new_adapter
 
     k, length = args.k, args.completion_tokens
     env_args = {"split": "train", "prompt_style": args.prompt_style}
@@ -219,7 +218,7 @@ def bench_rl(args: argparse.Namespace, runtime: Any, out: dict[str, Any]) -> Non
     ref = loadable(resolve_checkpoint(args.model))
     tokenizer = load_tokenizer(ref)
     base = load_causal_lm(ref, dtype=runtime.dtype)
-    model = get_peft_model(base, lora_config(LoraSettings(), base))
+    model = new_adapter(base, LoraSettings(), settings.seed)
     funcs, weights = bridge.for_envs([args.env])
     with tempfile.TemporaryDirectory(prefix="sv-bench-rl-") as tmp:
         trainer = GRPOTrainer(

@@ -38,7 +38,7 @@ from security_verifiers.training.rewards import EnvScorer, RewardBridge
 from security_verifiers.training.rollouts import PolicyHandle, make_rollout_func, prompt_key
 from security_verifiers.training.round_selection import HeldOut, held_out_rows
 from security_verifiers.training.runtime import Runtime, peak_rss_mb, setup_runtime
-from security_verifiers.training.sft import lora_config
+from security_verifiers.training.sft import new_adapter
 
 SELF_TARGET = "self"
 
@@ -185,7 +185,6 @@ def grpo_args(
 
 def run_rl(recipe: RLRecipe, console: Console | None = None, source: Path | None = None) -> Path:
     """Train every stage of the recipe's schedule on one LoRA policy; returns the checkpoint."""
-    from peft import get_peft_model
     from trl import GRPOTrainer
 
     from security_verifiers.models.hf_generation import ChatGenerator
@@ -241,7 +240,8 @@ def run_rl(recipe: RLRecipe, console: Console | None = None, source: Path | None
 
     tokenizer = load_tokenizer(loadable(ref))
     base = load_causal_lm(loadable(ref), dtype=runtime.dtype)
-    model = get_peft_model(base, lora_config(recipe.lora, base))
+    seed = ei.seed if recipe.algorithm == "expert_iteration" else g.seed
+    model = new_adapter(base, recipe.lora, seed)
     policy.generator = ChatGenerator(model, tokenizer)
 
     history: list[dict[str, Any]] = []

@@ -69,6 +69,19 @@ def lora_config(settings: LoraSettings, model: Any) -> Any:
     )
 
 
+def new_adapter(base: Any, settings: LoraSettings, seed: int) -> Any:
+    """`base` wrapped with a fresh LoRA adapter whose A matrices are drawn from `seed`.
+
+    PEFT draws them from torch's global generator, whose starting seed differs from process
+    to process: unseeded, the same recipe trained different weights in every run (the B
+    matrices start at zero, so the first samples agreed and only the training diverged)."""
+    from peft import get_peft_model
+    from transformers import set_seed
+
+    set_seed(seed)
+    return get_peft_model(base, lora_config(settings, base))
+
+
 def on_gpu() -> bool:
     import torch
 
