@@ -55,9 +55,13 @@ def proof_out(recipes: tuple[Path, Path], tmp_path_factory: pytest.TempPathFacto
 
 def test_proof_runs_every_stage_and_writes_the_table(proof_out: Path) -> None:
     summary = json.loads((proof_out / "proof.json").read_text())
-    assert {"sft", "rl", "eval-test-base", "eval-test-sft", "eval-test-rl", "compare-test"} <= set(
+    assert {"sft", "rl", "eval-test-base", "eval-test-sft", "compare-test"} <= set(
         summary["timings_s"]
     )
+    # an RL stage that kept its SFT adapter is not evaluated again: its column is SFT's run
+    runs = summary["eval_runs"]["test"]
+    assert ("eval-test-rl" in summary["timings_s"]) is not summary["rl_evals_from_sft"]
+    assert (runs["rl"] == runs["sft"]) is summary["rl_evals_from_sft"]
     assert summary["eval_models"]["base"].startswith("hf:") and not summary["sft_reused"]
     assert " = 1" in summary["llama_cpu_features"]  # which llama.cpp build scored the evals
     assert summary["low_memory"] and all(summary["peak_rss_mb"][k] > 0 for k in ("sft", "rl"))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from security_verifiers.training.proof import Stages, parse_args
+from security_verifiers.training.proof import Stages, kept_start, parse_args
 
 PRINT_THREADS = "import os; print(os.environ['SV_LOCAL_THREADS'], os.environ['OMP_NUM_THREADS'])"
 
@@ -83,3 +83,24 @@ def test_smoke_runs_evaluate_a_few_items_even_where_all_are_asked() -> None:
     assert smoke_items(-1) == SMOKE_ITEMS and smoke_items(2) == 2 and smoke_items(200) == 4
     assert DEFAULT_TEST_ITEMS == {"e1": 200, "e4": -1}  # E4: the whole 377-item test split
     assert parse_args(["--env", "e4"]).num_examples is None  # the env's default applies
+
+
+def test_kept_start_needs_round_zero_in_every_stage(tmp_path: Path) -> None:
+    import json
+
+    from security_verifiers.models.hf_checkpoint import CHECKPOINT_MARKER
+
+    def marker(*selected: int | None) -> str:
+        stages = [
+            {"stage": "e4", **({"round_selection": {"selected_round": s}} if s is not None else {})}
+            for s in selected
+        ]
+        (tmp_path / CHECKPOINT_MARKER).write_text(json.dumps({"stages": stages}))
+        return str(tmp_path)
+
+    assert kept_start(marker(0))
+    assert kept_start(marker(0, 0))
+    assert not kept_start(marker(0, 2))
+    assert not kept_start(marker(None))  # a GRPO stage: no selection, its weights moved
+    assert not kept_start(marker())
+    assert not kept_start(str(tmp_path / "missing"))

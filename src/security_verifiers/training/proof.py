@@ -191,6 +191,22 @@ def peak_rss_mb(checkpoint: str) -> float | None:
     return value if isinstance(value, int | float) else None
 
 
+def kept_start(checkpoint: str) -> bool:
+    """Whether an RL checkpoint is its starting adapter: round selection kept round 0 in every
+    stage, so its weights are the SFT model's and its evals would repeat SFT's answers."""
+    from security_verifiers.models.hf_checkpoint import CHECKPOINT_MARKER
+
+    try:
+        marker = json.loads((Path(checkpoint) / CHECKPOINT_MARKER).read_text())
+    except (OSError, ValueError):
+        return False
+    stages = marker.get("stages") if isinstance(marker, dict) else None
+    return bool(stages) and all(
+        isinstance(stage, dict) and (stage.get("round_selection") or {}).get("selected_round") == 0
+        for stage in stages
+    )
+
+
 def env_arg_flags(args: dict[str, Any]) -> list[str]:
     return [part for key, value in args.items() for part in ("--env-arg", f"{key}={value}")]
 
@@ -293,10 +309,15 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"Notice: real-data column skipped ({real_path} not found)", file=sys.stderr)
     checkpoints = {"sft": sft, "rl": rl}
+    rl_is_sft = kept_start(rl)
+    if rl_is_sft:
+        print("[rl] round selection kept the SFT adapter: the RL column reuses SFT's evals",
+              file=sys.stderr, flush=True)  # fmt: skip
     base = base_eval_model(sft_config, args.eval_backend, stages, out)
     models = {"base": base} | {
         label: eval_model_name(ckpt, args.eval_backend, stages, label)
         for label, ckpt in checkpoints.items()
+        if not (label == "rl" and rl_is_sft)
     }
     runs: dict[str, dict[str, str]] = {}
     tables: dict[str, str] = {}
@@ -319,6 +340,8 @@ def main(argv: list[str] | None = None) -> int:
     stages.timings["evals_wall"] = stages.run_all(evals, jobs, cpus)
     for column in columns:
         runs[column] = {label: str(run_dir(Path(root))) for label, root in runs[column].items()}
+        if rl_is_sft:
+            runs[column]["rl"] = runs[column]["sft"]
         table_path = out / f"table-{column}.md"
         stages.run(f"compare-{column}", [
             sys.executable, "-m", "security_verifiers.training.compare",
@@ -333,7 +356,8 @@ def main(argv: list[str] | None = None) -> int:
                "low_memory": args.low_memory,
                "peak_rss_mb": {label: peak_rss_mb(ckpt) for label, ckpt in checkpoints.items()},
                "sft_reused": bool(args.sft_checkpoint),
-               "rl_reused": bool(args.rl_checkpoint)}  # fmt: skip
+               "rl_reused": bool(args.rl_checkpoint),
+               "rl_evals_from_sft": rl_is_sft}  # fmt: skip
     (out / "proof.json").write_text(json.dumps(summary, indent=2) + "\n")
     text = "".join(f"## {column}\n\n{table}\n" for column, table in tables.items())
     (out / "table.md").write_text(text)
