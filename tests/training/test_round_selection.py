@@ -76,6 +76,7 @@ def test_rounds_that_score_worse_than_the_start_are_undone(
     meta = json.loads((root / CHECKPOINT_MARKER).read_text())
     (stage,) = meta["stages"]
     assert stage["round_selection"] == {"selected_round": 0, "rounds": 2, "held_out_items": 3,
+                                        "scored_rounds": [0, 1, 2],
                                         "held_out_rewards": [0.9, 0.2, 0.4]}  # fmt: skip
     history = json.loads((root / "metrics.json").read_text())["log_history"]
     assert [e["held_out_reward"] for e in history] == [0.2, 0.4]
@@ -124,3 +125,30 @@ def test_the_checkpoint_is_the_selected_rounds_adapter(
     assert saved.keys() == first.keys()
     assert all(torch.equal(saved[k], first[k]) for k in saved)
     assert not all(torch.equal(saved[k], second[k]) for k in saved)
+
+
+def test_select_rounds_last_scores_only_the_start_and_the_last_round(
+    tiny_model_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """`select_rounds: last`: two scores for a 3-round stage; the last round beats the start,
+    so the checkpoint is the last round's adapter, whatever an unscored round would have got."""
+    from security_verifiers.training import expert
+
+    scores = iter([0.3, 0.5])
+    calls: list[int] = []
+
+    def score(*args: object, **kwargs: object) -> float:
+        calls.append(1)
+        return next(scores)
+
+    monkeypatch.setattr(expert, "held_out_reward", score)
+    root = run_tiny_expert_iteration(tiny_model_dir, tmp_path, rounds=3, keep="best",
+                                     select_split="dev", select_items=3,
+                                     select_rounds="last")  # fmt: skip
+    selection = json.loads((root / CHECKPOINT_MARKER).read_text())["stages"][0]["round_selection"]
+    assert len(calls) == 2
+    assert selection["scored_rounds"] == [0, 3] and selection["held_out_rewards"] == [0.3, 0.5]
+    assert selection["selected_round"] == 3
+    history = json.loads((root / "metrics.json").read_text())["log_history"]
+    assert ["held_out_reward" in e for e in history] == [False, False, True]
+    assert any(float(b.abs().max()) > 0.0 for b in saved_lora_b(root))

@@ -292,6 +292,10 @@ class ExpertIteration(Strict):
     stage ends on its last round."""
     select_items: int | None = Field(96, ge=1)
     """Held-out rows per score; None: every row of `select_split`."""
+    select_rounds: Literal["all", "last"] = "all"
+    """Which adapters round selection scores besides the start: every round's, or only the
+    last round's (the stage then ends on its last round or its start; half the scoring cost
+    of a 3-round stage)."""
     select_workers: int | None = Field(None, ge=1)
     """`sampler: llama`: llama.cpp contexts answering the held-out rows side by side, the
     threads split among them. None: one per llama thread (on a 135M model one context's
