@@ -603,6 +603,7 @@ def run_stage(
         StageOptimizer(steps * settings.sft_steps) if settings.optimizer_scope == "stage" else None
     )
     best = BestRound() if held_out else None
+    scored = list(range(steps + 1)) if settings.select_rounds == "all" else [0, steps]
 
     def score_policy(rounds_done: int) -> float:
         assert best is not None
@@ -635,7 +636,7 @@ def run_stage(
             f"{entry['samples']} {entry['kept_labels']}, {entry['round_s']:.0f} s"
             + (f", {entry['pruned']} pruned" if "pruned" in entry else "")
         )
-        if best is not None and (settings.select_rounds == "all" or r == steps - 1):
+        if best is not None and r + 1 in scored:
             entry["held_out_reward"] = score_policy(r + 1)
         history.append(entry)
     if best is None:
@@ -644,11 +645,10 @@ def run_stage(
         restore_adapter(model, best.snapshot)
     console.print(f"Round selection: the stage ends on round {best.round} of {steps} "
                   f"(held-out reward {best.score:.3f})")  # fmt: skip
-    scored = list(range(steps + 1)) if settings.select_rounds == "all" else [0, steps]
     selection = {
         "selected_round": best.round,
         "rounds": steps,
-        "scored_rounds": scored[: len(best.scores)],
+        "scored_rounds": scored,
         "held_out_rewards": [round(x, 4) for x in best.scores],
         "held_out_items": sum(len(part.rows) for part in held_out),
     }
