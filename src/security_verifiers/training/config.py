@@ -77,6 +77,10 @@ class SFTData(Strict):
     reaches this value (verified answers)."""
     max_examples: int | None = Field(None, ge=1)
     rollouts: list[RolloutSource] = Field(default_factory=list)
+    rl_groups: float = Field(0.0, ge=0.0, lt=1.0)
+    """Share of the training split's template groups (`info.group`) SFT leaves out, per gold
+    label, so that an RL stage with `envs.<env>.rows: sft_held_out` samples mail of templates
+    the policy has not trained on (`training/group_holdout.py`); recorded in datasets.json."""
     seed: int = 42
 
 
@@ -157,6 +161,9 @@ class EnvSettings(Strict):
     """Per reward component (names from the environment's rubric); omitted ones keep the
     environment's defaults, 0 switches one off."""
     max_examples: int | None = Field(None, ge=1)
+    rows: Literal["all", "sft_held_out"] = "all"
+    """all: every row of the split; sft_held_out: only the rows of the template groups the
+    start checkpoint's SFT left out (its `data.rl_groups`)."""
     target: str | None = None
     """E5: the attacked model — a built-in model (e.g. `guarded`), `hf:<checkpoint>`, an
     endpoint name, or `self` (the policy being trained)."""

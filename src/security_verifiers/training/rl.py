@@ -33,6 +33,7 @@ from security_verifiers.training.envs import (
     load_training_env,
     sigterm_as_interrupt,
 )
+from security_verifiers.training.group_holdout import keep_held_out
 from security_verifiers.training.model_cache import loadable
 from security_verifiers.training.rewards import EnvScorer, RewardBridge
 from security_verifiers.training.rollouts import PolicyHandle, make_rollout_func, prompt_key
@@ -84,7 +85,8 @@ def load_envs(
             key,
             args,
             reward_weights=settings.reward_weights,
-            max_examples=settings.max_examples,
+            # with rows: sft_held_out the cap applies to the held-out rows (run_rl)
+            max_examples=None if settings.rows == "sft_held_out" else settings.max_examples,
             source=source,
         )
     return envs
@@ -202,6 +204,11 @@ def run_rl(recipe: RLRecipe, console: Console | None = None, source: Path | None
         temperature=g.temperature, top_p=g.top_p, max_tokens=g.max_completion_length
     )
     envs = load_envs(recipe, policy, source)
+    for key, settings in recipe.envs.items():
+        if settings.rows == "sft_held_out":
+            keep_held_out(envs[key], ref.location)
+            envs[key].rows = envs[key].rows[: settings.max_examples]
+            console.print(f"{key}: {len(envs[key].rows)} rows of the template groups SFT left out")
     scorers = {key: EnvScorer(env, loop) for key, env in envs.items()}
     ei = recipe.expert_iteration
     held_out: dict[str, HeldOut] = {}
@@ -222,6 +229,7 @@ def run_rl(recipe: RLRecipe, console: Console | None = None, source: Path | None
                 "split": env.split,
                 "content_hash": env.dataset_hash,
                 "rows": len(env.rows),
+                "rows_from": recipe.envs[key].rows,
                 "reward_config": env.reward_config(),
                 "prompt_style": env.prompt_style,
             }

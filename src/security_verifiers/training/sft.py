@@ -19,6 +19,7 @@ from security_verifiers.training.batching import label_balanced_order
 from security_verifiers.training.checkpoints import CheckpointDir, plot_curves
 from security_verifiers.training.config import LoraSettings, SFTRecipe
 from security_verifiers.training.envs import LoopThread, load_training_env, sigterm_as_interrupt
+from security_verifiers.training.group_holdout import HELD_OUT_KEY, hold_out_groups
 from security_verifiers.training.model_cache import loadable
 from security_verifiers.training.rewards import EnvScorer
 from security_verifiers.training.runtime import (
@@ -99,8 +100,14 @@ def run_sft(recipe: SFTRecipe, console: Console | None = None) -> Path:
     ref = resolve_checkpoint(recipe.model, checkpoint_root=recipe.output_root)
     data = recipe.data
     training_env = load_training_env(data.env, data.env_args, field="data.env")
+    split_rows = len(training_env.rows)
+    held_out = hold_out_groups(training_env, data.rl_groups, data.seed)
     scorer = EnvScorer(training_env, LoopThread())
     examples, summary = build_sft_examples(data, training_env, scorer)
+    if held_out is not None:
+        summary[HELD_OUT_KEY] = held_out
+        console.print(f"Left to RL: {len(held_out['groups'])} template groups "
+                      f"({held_out['rows']} rows) of {training_env.key}")  # fmt: skip
     console.print(
         f"SFT data: {summary['n_examples']} examples {summary['by_source']} "
         f"from {training_env.entry.env_id} ({training_env.split} split)"
@@ -117,7 +124,7 @@ def run_sft(recipe: SFTRecipe, console: Console | None = None) -> Path:
                 "env_id": training_env.entry.env_id,
                 "split": training_env.split,
                 "content_hash": training_env.dataset_hash,
-                "rows": len(training_env.rows),
+                "rows": split_rows,
                 "prompt_style": training_env.prompt_style,
             },
             "sft_examples": summary,
