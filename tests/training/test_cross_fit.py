@@ -62,3 +62,34 @@ def test_cross_fit_calibration_abstains_on_items_the_text_cannot_place() -> None
     look_alikes = [r["_sv_label"] for r in rows[60:]]
     assert look_alikes.count("Abstain") >= 5  # Legitimate needs p >= 2/3: the even ones abstain
     assert stats["calibrated_abstain"] == sum(r["_sv_label"] == "Abstain" for r in rows)
+
+
+def templated_corpus() -> tuple[list[str], list[str], list[str]]:
+    """Twelve templates of five mails each; a template's own word gives away its label, and
+    no word is shared between templates of a label: only a sibling reveals the label."""
+    texts, labels, groups = [], [], []
+    for t in range(12):
+        label = "Phishing" if t % 2 else "Legitimate"
+        for i in range(5):
+            texts.append(f"template{t}word message number{i} common")
+            labels.append(label)
+            groups.append(f"g{t}")
+    return texts, labels, groups
+
+
+def test_grouped_folds_never_let_a_sibling_give_the_label_away() -> None:
+    texts, labels, groups = templated_corpus()
+    plain = out_of_fold_probabilities(texts, labels, seed=0)
+    grouped = out_of_fold_probabilities(texts, labels, seed=0, groups=groups)
+    gold = lambda ps: [p[label] for p, label in zip(ps, labels, strict=True)]  # noqa: E731
+    # a sibling in the training folds names the template; a new template leaves only the
+    # words every mail shares, so the classifier can do no better than a coin
+    assert sum(gold(plain)) / len(labels) > 0.7 and min(gold(plain)) > 0.5
+    assert max(gold(grouped)) < 0.6
+
+
+def test_grouped_folds_need_enough_groups_of_each_label() -> None:
+    texts, labels, groups = templated_corpus()
+    with pytest.raises(UserError, match="cross_fit_groups needs >= 5 groups"):
+        out_of_fold_probabilities(texts, labels, groups=[g if g < "g2" else "g0"
+                                                         for g in groups])  # fmt: skip

@@ -64,11 +64,12 @@ class SFTData(Strict):
     training items that look the same to the model (E1: the same flow apart from its
     addresses; E4: the same email), capped at `confidence`; where that falls below the
     environment's abstention threshold for the label, the answer is Abstain."""
-    calibration: Literal["look_alike", "cross_fit"] = "look_alike"
+    calibration: Literal["look_alike", "cross_fit", "cross_fit_groups"] = "look_alike"
     """How `calibrate` estimates the chance that the gold label holds: `look_alike`, its
     frequency among items that look the same; `cross_fit`, the probability a text classifier
     trained on the other folds of the training split gives it (for corpora such as E4's where
-    no two items look the same)."""
+    no two items look the same); `cross_fit_groups`, the same with folds that keep each
+    template group (`info.group`) whole, so the classifier never saw the item's template."""
     reference_policy: str | None = None
     """For environments without a gold-answer renderer: a built-in model (e.g. E3
     `reference-fix`) whose answers become examples."""

@@ -136,12 +136,14 @@ def gold_probabilities(training_env: TrainingEnv, method: str) -> dict[str, dict
     """Per training row (by `row_key`), {label: chance it holds} for the item as the model
     sees it: label frequency among look-alike items, or out-of-fold classifier probability."""
     rows = training_env.rows
-    if method == "cross_fit":
+    if method in ("cross_fit", "cross_fit_groups"):
         from security_verifiers.training.cross_fit import out_of_fold_probabilities
+        from security_verifiers.training.group_holdout import row_group
 
         texts = [_prompt_text(row) for row in rows]
         labels = [str(row["answer"]) for row in rows]
-        probabilities = out_of_fold_probabilities(texts, labels)
+        groups = [row_group(row) for row in rows] if method == "cross_fit_groups" else None
+        probabilities = out_of_fold_probabilities(texts, labels, groups=groups)
         return {row_key(row): p for row, p in zip(rows, probabilities, strict=True)}
     groups: dict[str, Counter] = {}
     for row in rows:
