@@ -115,9 +115,14 @@ def load_training_env(
     return TrainingEnv(entry.key, entry, env, rows, split)
 
 
-def row_key(row: dict[str, Any]) -> str:
-    """A stable id of a row: its `info.id` when present, else its example id."""
+def row_info(row: dict[str, Any]) -> dict[str, Any]:
+    """A row's `info` as a dict (datasets may store it as a JSON string)."""
     info = row.get("info") or {}
     if isinstance(info, str):
         info = json.loads(info)
-    return str(info.get("id", row.get("example_id")))
+    return info if isinstance(info, dict) else {}
+
+
+def row_key(row: dict[str, Any]) -> str:
+    """A stable id of a row: its `info.id` when present, else its example id."""
+    return str(row_info(row).get("id", row.get("example_id")))

@@ -24,17 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from security_verifiers.errors import UserError
-from security_verifiers.training.envs import TrainingEnv, row_key
+from security_verifiers.training.envs import TrainingEnv, row_info, row_key
 
 HELD_OUT_KEY = "rl_groups"
 """The key of `datasets.json`'s `sft_examples` entry that lists the groups SFT left out."""
-
-
-def row_info(row: dict[str, Any]) -> dict[str, Any]:
-    info = row.get("info") or {}
-    if isinstance(info, str):
-        info = json.loads(info)
-    return info if isinstance(info, dict) else {}
 
 
 def row_group(row: dict[str, Any]) -> str:
@@ -76,9 +69,8 @@ def split_rows(
     return outside, inside
 
 
-def summary(rows: Sequence[dict[str, Any]], groups: Sequence[str], share: float) -> dict:
-    """What `datasets.json` records of the held-out groups."""
-    _, inside = split_rows(rows, groups)
+def summary(inside: Sequence[dict[str, Any]], groups: Sequence[str], share: float) -> dict:
+    """What `datasets.json` records of the held-out groups and their rows (`inside`)."""
     return {
         "share": share,
         "groups": list(groups),
@@ -91,16 +83,12 @@ def recorded_groups(checkpoint_location: str | Path, env_key: str) -> list[str]:
     """The groups the SFT checkpoint at (or holding) `checkpoint_location` left out, from its
     `datasets.json`; a UserError when it recorded none for `env_key`."""
     location = Path(checkpoint_location)
-    for directory in (location, location.parent):
-        path = directory / "datasets.json"
-        if path.is_file():
-            datasets = json.loads(path.read_text())
-            if env_key not in datasets:
-                break
-            held = (datasets.get("sft_examples") or {}).get(HELD_OUT_KEY) or {}
-            if held.get("groups"):
-                return [str(g) for g in held["groups"]]
-            break
+    paths = [d / "datasets.json" for d in (location, location.parent)]
+    path = next((p for p in paths if p.is_file()), None)
+    datasets = json.loads(path.read_text()) if path else {}
+    held = (datasets.get("sft_examples") or {}).get(HELD_OUT_KEY) or {}
+    if env_key in datasets and held.get("groups"):
+        return [str(g) for g in held["groups"]]
     raise UserError(
         f"envs.{env_key}.rows: sft_held_out needs a start checkpoint whose SFT left groups of "
         f"{env_key} out (data.rl_groups > 0); {location} records none"
@@ -112,11 +100,9 @@ def hold_out_groups(training_env: TrainingEnv, share: float, seed: int) -> dict 
     sees them); returns what to record, or None when `share` is 0."""
     if share <= 0:
         return None
-    rows = training_env.rows
-    groups = choose_groups(rows, share, seed)
-    record = summary(rows, groups, share)
-    training_env.rows, _ = split_rows(rows, groups)
-    return record
+    groups = choose_groups(training_env.rows, share, seed)
+    training_env.rows, inside = split_rows(training_env.rows, groups)
+    return summary(inside, groups, share)
 
 
 def keep_held_out(training_env: TrainingEnv, checkpoint_location: str | Path) -> int:

@@ -74,8 +74,10 @@ def target_env_args(target: str, policy: PolicyHandle, key: str) -> dict[str, An
 
 
 def load_envs(
-    recipe: RLRecipe, policy: PolicyHandle, source: Path | None
+    recipe: RLRecipe, policy: PolicyHandle, source: Path | None, start: str
 ) -> dict[str, TrainingEnv]:
+    """The recipe's environments; with `rows: sft_held_out`, only the rows of the groups the
+    start checkpoint (at `start`) left out of SFT, then capped at `max_examples`."""
     envs: dict[str, TrainingEnv] = {}
     for key, settings in recipe.envs.items():
         args = dict(settings.env_args)
@@ -85,10 +87,12 @@ def load_envs(
             key,
             args,
             reward_weights=settings.reward_weights,
-            # with rows: sft_held_out the cap applies to the held-out rows (run_rl)
             max_examples=None if settings.rows == "sft_held_out" else settings.max_examples,
             source=source,
         )
+        if settings.rows == "sft_held_out":
+            keep_held_out(envs[key], start)
+            envs[key].rows = envs[key].rows[: settings.max_examples]
     return envs
 
 
@@ -203,11 +207,9 @@ def run_rl(recipe: RLRecipe, console: Console | None = None, source: Path | None
     policy = PolicyHandle(
         temperature=g.temperature, top_p=g.top_p, max_tokens=g.max_completion_length
     )
-    envs = load_envs(recipe, policy, source)
+    envs = load_envs(recipe, policy, source, ref.location)
     for key, settings in recipe.envs.items():
         if settings.rows == "sft_held_out":
-            keep_held_out(envs[key], ref.location)
-            envs[key].rows = envs[key].rows[: settings.max_examples]
             console.print(f"{key}: {len(envs[key].rows)} rows of the template groups SFT left out")
     scorers = {key: EnvScorer(env, loop) for key, env in envs.items()}
     ei = recipe.expert_iteration

@@ -142,8 +142,8 @@ def gold_probabilities(training_env: TrainingEnv, method: str) -> dict[str, dict
 
         texts = [_prompt_text(row) for row in rows]
         labels = [str(row["answer"]) for row in rows]
-        groups = [row_group(row) for row in rows] if method == "cross_fit_groups" else None
-        probabilities = out_of_fold_probabilities(texts, labels, groups=groups)
+        templates = [row_group(row) for row in rows] if method == "cross_fit_groups" else None
+        probabilities = out_of_fold_probabilities(texts, labels, groups=templates)
         return {row_key(row): p for row, p in zip(rows, probabilities, strict=True)}
     groups: dict[str, Counter] = {}
     for row in rows:
