@@ -159,11 +159,20 @@ report:
 scoreboard:
 	$(BIN)/sv scoreboard --run-baselines $(ARGS)
 
+# INCLUDE_TOOLS is for the environments with tools (E2, E3, E4): on another it is refused in one
+# line, never ignored; eval-% passes it on, and sv refuses it where load_environment lacks it
+TOOLS_OFF := false False FALSE 0 no off
+tools_on = $(filter-out $(TOOLS_OFF),$(INCLUDE_TOOLS))
+no_tools = $(if $(tools_on),$(error INCLUDE_TOOLS=$(INCLUDE_TOOLS): $(1) has no tools (only \
+	E2, E3 and E4 take INCLUDE_TOOLS); leave it out))
+
 # any environment without a target of its own below: make eval-e7 MODELS=...
 eval-%:
-	$(BIN)/sv eval $* $(if $(MODELS),--models "$(MODELS)") -n $(N) --seed $(SEED) $(ARGS)
+	$(BIN)/sv eval $* $(if $(MODELS),--models "$(MODELS)") -n $(N) --seed $(SEED) \
+		$(if $(tools_on),--env-arg include_tools=$(INCLUDE_TOOLS)) $(ARGS)
 
 eval-e1:
+	$(call no_tools,E1)
 	$(BIN)/sv eval e1 $(if $(MODELS),--models "$(MODELS)") -n $(N) --seed $(SEED) $(ARGS)
 
 eval-e2:
@@ -181,11 +190,13 @@ eval-e4:
 # E5: the attacker is the evaluated model; TARGET (default: the local model) is attacked.
 # Its built-in set has 31 behaviours, so the default is all of them unless N is given.
 eval-e5:
+	$(call no_tools,E5)
 	$(BIN)/sv eval e5 $(if $(MODELS),--models "$(MODELS)") \
 		-n $(if $(filter command line environment,$(origin N)),$(N),-1) --seed $(SEED) \
 		$(if $(TARGET),--target "$(TARGET)") $(ARGS)
 
 eval-e6:
+	$(call no_tools,E6)
 	$(BIN)/sv eval e6 $(if $(MODELS),--models "$(MODELS)") -n $(N) --seed $(SEED) $(ARGS)
 
 ATTACKERS ?= direct-request,roleplay-wrapper

@@ -5,7 +5,6 @@ from __future__ import annotations
 import inspect
 import json
 import os
-import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -17,15 +16,18 @@ from rich.console import Console
 from rich.markup import escape
 
 from security_verifiers.data.cli import data_app, synth_command
+from security_verifiers.env_file import load_env_file
 from security_verifiers.environments import (
     ENVIRONMENTS,
     baseline_policies,
     resolve_env,
 )
 from security_verifiers.errors import Interrupted, RolloutsFailed, UserError
+from security_verifiers.models.capabilities import DEFAULT_REASONING_BUDGET
 from security_verifiers.models.local_gguf import DEFAULT_LOCAL_MODEL, local_runtime_available
 from security_verifiers.models.providers.registry import providers
 from security_verifiers.models.spec import redact_url
+from security_verifiers.signals import install_sigterm_handler
 
 app = typer.Typer(
     add_completion=False,
@@ -86,6 +88,19 @@ def check_eval_numbers(n: int, max_concurrent: int, max_retries: int, timeout: f
         raise UserError(f"--timeout {timeout}: must be more than 0 seconds")
 
 
+def check_reasoning_options(effort: str | None, budget: int, max_tokens: int) -> None:
+    """One-line errors for reasoning options that cannot work."""
+    from security_verifiers.models.capabilities import REASONING_EFFORTS
+
+    if effort is not None and effort not in REASONING_EFFORTS:
+        choices = ", ".join(REASONING_EFFORTS)
+        raise UserError(f"--reasoning-effort {effort}: expected one of {choices}")
+    if budget < 0:
+        raise UserError(f"--reasoning-budget {budget}: must be 0 or more")
+    if max_tokens < 1:
+        raise UserError(f"--max-tokens {max_tokens}: must be 1 or more")
+
+
 def config_error(exc: pydantic.ValidationError) -> UserError:
     """The first problem of an invalid configuration, as one line naming the option."""
     first = exc.errors()[0]
@@ -94,18 +109,39 @@ def config_error(exc: pydantic.ValidationError) -> UserError:
 
 
 def failed_rollouts_message(runs: Sequence[Any]) -> str | None:
-    """One line when some rollouts got no answer, naming how many and how to retry them."""
+    """One line when some rollouts got no answer: how many, why (by kind, the first error of
+    each) and what fits — a retry for transient failures, a change for the others."""
+    from security_verifiers.models.chat_client import HINTS
+
     errored = [(run, run.summary.get("n_errors") or 0) for run in runs]
     errored = [(run, k) for run, k in errored if k]
     if not errored:
         return None
     total = sum(run.summary.get("n_rollouts") or 0 for run, _ in errored)
     count = sum(k for _, k in errored)
-    first = next((run.summary.get("first_error") for run, _ in errored), None)
     models = ", ".join(f"'{run.spec.name}'" for run, _ in errored)
+    kinds: dict[str, int] = {}
+    firsts: dict[str, str] = {}
+    for run, _ in errored:
+        for kind, k in (run.summary.get("errors_by_kind") or {}).items():
+            kinds[kind] = kinds.get(kind, 0) + k
+        for kind, text in (run.summary.get("first_error_by_kind") or {}).items():
+            firsts.setdefault(kind, text)
+    if not kinds:  # a summary written before error kinds existed
+        first = next((run.summary.get("first_error") for run, _ in errored), None)
+        return (
+            f"{count} of {total} rollouts ({models}) got no answer from the model and are not "
+            f"scored{f' (first: {first})' if first else ''}; rerun the same command to retry them"
+        )
+    parts = []
+    for kind, k in sorted(kinds.items(), key=lambda item: -item[1]):
+        first = firsts.get(kind)
+        parts.append(
+            f"{k} {kind}{f' (first: {first})' if first else ''}: {HINTS.get(kind, HINTS['error'])}"
+        )
     return (
         f"{count} of {total} rollouts ({models}) got no answer from the model and are not "
-        f"scored{f' (first: {first})' if first else ''}; rerun the same command to retry them"
+        f"scored — " + "; ".join(parts)
     )
 
 
@@ -120,7 +156,29 @@ def eval_command(
     max_concurrent: Annotated[int, typer.Option(help="Concurrent rollouts per model.")] = 16,
     temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.0,
     top_p: Annotated[float | None, typer.Option(help="Nucleus sampling.")] = None,
-    max_tokens: Annotated[int, typer.Option(help="Completion token limit.")] = 512,
+    max_tokens: Annotated[
+        int,
+        typer.Option(help="Answer token limit (reasoning models get --reasoning-budget more)."),
+    ] = 512,
+    reasoning_effort: Annotated[
+        str | None,
+        typer.Option(
+            help="Reasoning effort (none, minimal, low, medium, high, xhigh) for models that "
+            "accept it; dropped, and recorded, for the others."
+        ),
+    ] = None,
+    reasoning_budget: Annotated[
+        int,
+        typer.Option(help="Completion tokens reserved for reasoning on top of --max-tokens."),
+    ] = DEFAULT_REASONING_BUDGET,
+    capability: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--capability",
+            help="KEY=VALUE overriding what the model accepts (temperature, top_p, seed, "
+            "reasoning_effort: true/false; token_param; reasoning; family). See `sv models`.",
+        ),
+    ] = None,
     base_url: Annotated[
         str | None, typer.Option(help="OpenAI-compatible base URL (vLLM, TGI, OpenRouter).")
     ] = None,
@@ -147,6 +205,14 @@ def eval_command(
     cache_dir: Annotated[Path, typer.Option(help="Response cache location.")] = Path(
         "outputs/cache/responses"
     ),
+    rollout_log: Annotated[
+        Path | None,
+        typer.Option(
+            "--rollout-log",
+            help="Also append every rollout record to this JSONL file (results.jsonl stays the "
+            "record).",
+        ),
+    ] = None,
     fresh: Annotated[
         bool, typer.Option("--fresh", help="Start a new run instead of resuming.")
     ] = False,
@@ -169,6 +235,7 @@ def eval_command(
     from security_verifiers.evaluation.runner import evaluate, run_interruptible
 
     check_eval_numbers(n, max_concurrent, max_retries, timeout)
+    check_reasoning_options(reasoning_effort, reasoning_budget, max_tokens)
     names = [m for m in (s.strip() for s in models.split(",")) if m] or default_models(
         api_key_env, base_url, env
     )
@@ -183,10 +250,14 @@ def eval_command(
             temperature=temperature,
             top_p=top_p,
             max_tokens=max_tokens,
+            reasoning_effort=reasoning_effort,
+            reasoning_budget=reasoning_budget,
+            capability_overrides=capability or [],
             env_args=parse_env_args(env_arg or [], env_args),
             target=target,
             output_root=out or output_dir,
             cache_dir=cache_dir if cache else None,
+            rollout_log=rollout_log,
             resume=not fresh,
             base_url=base_url,
             api_key_env=api_key_env,
@@ -375,16 +446,14 @@ def serve_command(
     serve_forever(PolicyServer(policies[policy], policy, latency_s=latency), port=port)
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def main() -> None:
     """Entry point: user mistakes print one line and exit 2 (usage errors too); rollouts that
     got no answer from the model exit 1 (rerunning retries them); Ctrl-C or SIGTERM exits 130
-    after saving what finished and stopping any local model server."""
-    signal.signal(signal.SIGTERM, _interrupt)
+    after saving what finished and stopping any local model server. Variables of ./.env that
+    are not set already are set first (`env_file`; SV_NO_DOTENV=1 skips it)."""
+    install_sigterm_handler()
     try:
+        load_env_file()
         app()
     except UserError as exc:
         console.print(

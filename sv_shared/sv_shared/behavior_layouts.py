@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from sv_shared.env_args import expect_object
+
 BEHAVIOR_FIELDS = ("text", "id", "category", "functional", "context")
 BEHAVIOR_LAYOUTS: dict[str, dict[str, str]] = {
     "harmbench": {"text": "Behavior", "id": "BehaviorID", "category": "SemanticCategory",
@@ -26,7 +28,13 @@ def merge_columns(
 ) -> dict[str, str]:
     """`base` with `overrides` (field -> column; "" unmaps a field) applied; raises `error`
     for an unknown field or an unmapped text field."""
-    given = {str(k): str(v) for k, v in (overrides or {}).items()}
+    try:
+        mapping = expect_object(
+            "columns", overrides, 'an object mapping fields to column names, like {"text": "prompt"}'
+        )
+    except ValueError as exc:
+        raise error(str(exc)) from None
+    given = {str(k): str(v) for k, v in mapping.items()}
     unknown = sorted(set(given) - set(BEHAVIOR_FIELDS))
     if unknown:
         raise error(f"columns: unknown field(s) {unknown}; fields are {list(BEHAVIOR_FIELDS)}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import difflib
 import functools
 import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -47,6 +47,19 @@ def check_env_args(env_id: str, given: Iterable[str], allowed: Iterable[str]) ->
     unknown = [name for name in given if name not in allowed_set]
     if unknown:
         raise ValueError(unknown_env_args_message(env_id, unknown, allowed_set))
+
+
+def expect_object(name: str, value: Any, expected: str) -> dict[str, Any]:
+    """An object-valued argument (`reward_weights`, `columns`, ...) as a dict; None is empty.
+    A string, list or number (`--env-arg reward_weights=abc`) raises ValueError
+    `"<name>: expected <expected>, got 'abc'"` instead of being iterated."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        return dict(value)
+    shown = repr(value)
+    shown = shown if len(shown) <= 60 else f"{shown[:57]}..."
+    raise ValueError(f"{name}: expected {expected}, got {shown}")
 
 
 def named_parameters(func: Callable[..., Any]) -> frozenset[str]:
@@ -116,6 +129,7 @@ __all__ = [
     "accepts_env_args",
     "allowed_env_args",
     "check_env_args",
+    "expect_object",
     "named_parameters",
     "unknown_env_args_message",
 ]

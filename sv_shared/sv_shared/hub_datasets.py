@@ -56,7 +56,27 @@ def load_local_dataset(local: Path, split: str, cache_dir: str | None = None) ->
             kinds.pop(), data_files=data_files, split="train", cache_dir=cache_dir, **extra
         )
     except Exception as exc:
+        if _without_rows(data_files):
+            raise HubDatasetError(
+                f"{local.name}: no rows (the file is empty or holds only a header)"
+            ) from None
         raise HubDatasetError(f"{local.name}: cannot read local data: {exc}") from exc
+
+
+def _without_rows(data_files: Sequence[str]) -> bool:
+    """Every text data file is empty or (csv/tsv) a header line alone."""
+    for name in data_files:
+        kind = LOCAL_BUILDERS[Path(name).suffix.lower()]
+        if kind not in ("csv", "json"):
+            return False
+        try:
+            with open(name, "rb") as handle:
+                lines = [line for line in handle.read(1 << 20).splitlines() if line.strip()]
+        except OSError:
+            return False
+        if len(lines) > (1 if kind == "csv" else 0):
+            return False
+    return True
 
 
 def open_dataset(

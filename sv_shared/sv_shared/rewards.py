@@ -51,6 +51,8 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
+from sv_shared.env_args import expect_object
+
 if TYPE_CHECKING:
     from sv_shared.parsers import ParseResult
 
@@ -255,6 +257,7 @@ class RewardWeights:
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, float]) -> RewardWeights:
         """Build from a (possibly partial) mapping; unknown keys raise ValueError."""
+        mapping = weights_mapping(mapping, COMPONENTS)
         for key in mapping:
             if key not in COMPONENTS:
                 raise ValueError(
@@ -330,11 +333,20 @@ def check_weights(weights: Any, names: Sequence[str] | None = None) -> None:
 
 def weights_dataclass(cls: type[_W], mapping: Mapping[str, float] | None) -> _W:
     """Build the weights dataclass `cls` from a user mapping; unknown names are an error."""
-    known = {f.name for f in fields(cls)}  # type: ignore[arg-type]
-    unknown = set(mapping or {}) - known
+    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+    mapping = weights_mapping(mapping, names)
+    known = set(names)
+    unknown = set(mapping) - known
     if unknown:
         raise ValueError(f"unknown reward weight(s) {sorted(unknown)}; valid: {sorted(known)}")
-    return cls(**dict(mapping or {}))
+    return cls(**mapping)
+
+
+def weights_mapping(value: Any, names: Sequence[str]) -> dict[str, Any]:
+    """The user's `reward_weights` as a dict (None: empty); a non-object raises ValueError
+    naming the argument and showing an object of these `names`."""
+    example = "calibration" if "calibration" in names else (names[0] if names else "name")
+    return expect_object("reward_weights", value, f'an object like {{"{example}": 0.0}}')
 
 
 @dataclass(frozen=True)

@@ -142,8 +142,12 @@ class RolloutLogger:
         text = json.dumps(dict(summary), default=str, ensure_ascii=False, indent=2)
         with self._lock:
             tmp = self.summary_path.with_name(self.summary_path.name + ".tmp")
-            tmp.write_text(text + "\n", encoding="utf-8")
-            tmp.replace(self.summary_path)
+            try:
+                tmp.write_text(text + "\n", encoding="utf-8")
+                tmp.replace(self.summary_path)
+            except BaseException:  # disk full, ...: leave no half-written temporary file
+                tmp.unlink(missing_ok=True)
+                raise
             if self._wandb_run is not None:
                 try:
                     self._wandb_run.summary.update(_numeric_fields(summary))

@@ -100,7 +100,7 @@ def test_every_request_failing_is_partial_not_complete(tmp_path):
     assert meta["status"] == "partial"
     assert summary["n"] == 0 and summary["n_errors"] == 4
     assert summary["reward_mean"] is None and summary["reward_ci95"] is None
-    assert find_resumable(run_dir.parent, meta["fingerprint"]).dir == run_dir
+    assert find_resumable(run_dir.parent, meta["fingerprint"]).resumable.dir == run_dir
 
 
 def test_a_hanging_server_gives_timeout_errors(tmp_path):

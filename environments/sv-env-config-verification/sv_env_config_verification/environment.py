@@ -91,7 +91,7 @@ def _build_provenance(built: Mapping[str, Any]) -> dict[str, Any]:
 
 @accepts_env_args(ENV_ID)
 def load_environment(
-    split: str = "test",
+    split: str | None = None,
     source: str = "builtin",
     path: str | None = None,
     max_examples: int = -1,
@@ -108,7 +108,8 @@ def load_environment(
     """Build E2.
 
     Args:
-        split: "train", "dev", "test" or "all" (built-in data is split by base config).
+        split: "train", "dev", "test" or "all" (built-in data is split by base config). Default:
+            "all" for your own configs (`source="dir"` or `"hf"`), else "test".
         source: "builtin" (secure bases + mutation engine), "dir" (a directory of manifests
             and .tf files at `path`) or "hf" (a Hugging Face dataset id or local file).
         max_examples: keep the first N examples (-1: all); `seed` shuffles them first.
@@ -130,6 +131,8 @@ def load_environment(
         scoring_executor(scoring_workers)
     built: dict[str, Any] = {}
     skipped: dict[str, Any] = {}
+    if split is None:
+        split = "all" if source in ("dir", "hf") and not dataset else "test"
     if dataset:
         items, built = load_built(dataset, split)
     else:

@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from security_verifiers.models.capabilities import DEFAULT_REASONING_BUDGET
+
 
 class EvalConfig(BaseModel):
     env: str
@@ -16,13 +18,29 @@ class EvalConfig(BaseModel):
     max_concurrent: int = Field(default=16, ge=1)
     temperature: float | None = 0.0
     top_p: float | None = None
-    max_tokens: int | None = 512
+    max_tokens: int | None = Field(
+        default=512, ge=1, description="answer tokens; reasoning models get reasoning_budget more"
+    )
+    reasoning_effort: str | None = Field(
+        default=None, description="sent to models that accept it (models.capabilities)"
+    )
+    reasoning_budget: int = Field(
+        default=DEFAULT_REASONING_BUDGET,
+        ge=0,
+        description="completion tokens reserved for reasoning on top of max_tokens",
+    )
+    capability_overrides: list[str] = Field(
+        default_factory=list, description="--capability KEY=VALUE (every evaluated model)"
+    )
     env_args: dict[str, Any] = Field(default_factory=dict)
     target: str | None = Field(
         default=None, description="the opponent model of environments that have one (E5)"
     )
     output_root: Path = Path("outputs/evals")
     cache_dir: Path | None = None
+    rollout_log: Path | None = Field(
+        default=None, description="--rollout-log: an extra JSONL copy of every rollout record"
+    )
     resume: bool = True
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import platform
 import subprocess
 import sys
 from importlib import metadata
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 PACKAGES = (
     "security-verifiers",
     "sv-shared",
-    "sv-env-network-logs",
     "verifiers",
     "openai",
     "datasets",
@@ -54,4 +56,40 @@ def platform_info() -> dict[str, str]:
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "machine": platform.machine(),
+    }
+
+
+CODE_SUFFIXES = (".py", ".json", ".yaml", ".yml", ".rego", ".toml", ".txt", ".csv", ".jsonl")
+"""Files whose content decides a reward: code, rules, shipped data and parameters."""
+
+
+@functools.cache
+def tree_hash(root: str) -> str:
+    """sha256 over the relative paths and contents of the code files under `root`."""
+    digest = hashlib.sha256()
+    base = Path(root)
+    for path in sorted(base.rglob("*")):
+        if path.suffix not in CODE_SUFFIXES or "__pycache__" in path.parts or not path.is_file():
+            continue
+        digest.update(path.relative_to(base).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def code_version(env_module: ModuleType, env_package: str) -> dict[str, Any]:
+    """What decides how a rollout is called and scored: content hashes of the environment
+    package's, `sv_shared`'s and the harness's model and evaluation code (edits count,
+    committed or not) and the versions of the packages they run on. Part of the run
+    fingerprint, so a resumed run never mixes scoring versions."""
+    import sv_shared
+
+    harness = Path(__file__).resolve().parents[1]
+    env_root = Path(env_module.__file__ or "").resolve().parent
+    return {
+        "env_code_sha256": tree_hash(str(env_root)),
+        "sv_shared_sha256": tree_hash(str(Path(sv_shared.__file__).resolve().parent)),
+        "harness_sha256": hashlib.sha256(
+            (tree_hash(str(harness / "evaluation")) + tree_hash(str(harness / "models"))).encode()
+        ).hexdigest(),
+        "packages": package_versions((*PACKAGES, env_package)),
     }

@@ -6,6 +6,8 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from security_verifiers.evaluation.stored_text import cap_stored_text
+from security_verifiers.models.chat_client import FAILURE_KINDS
 from security_verifiers.models.spec import redact_url
 from sv_shared.episode_scoring import SCORING_ERROR
 
@@ -26,11 +28,31 @@ def completion_text(completion: Any) -> str:
     return ""
 
 
-SCORED_MODEL_ERRORS = frozenset(
-    {"EmptyModelResponseError", "InvalidModelResponseError", "OverlongPromptError"}
-)
-"""Failures that are the model's own output (nothing, or something unusable): the rollout is
-scored like any other answer (as invalid) and is not retried on resume."""
+SCORED_MODEL_ERRORS = frozenset({"EmptyModelResponseError", "InvalidModelResponseError"})
+"""Failures that are the model's own output (a reply with no text and no tool call, or more
+than one choice): the rollout is scored like any other answer (as invalid) and is not retried
+on resume. Everything else — a prompt over the context, a reply cut by the token cap, no
+choices, a body that is not a chat completion, an HTTP error — is an error row
+(`models.chat_client`), never an answer."""
+
+_BAD_REQUEST = ("BadRequestError", "NotFoundError", "UnprocessableEntityError", "ConflictError")
+
+
+def error_kind(error: Any, stop_condition: Any = None) -> str | None:
+    """The kind of an infrastructure error (`models.chat_client.HINTS`), None for no error."""
+    if stop_condition == "prompt_too_long":
+        return "context_length"
+    if not error:
+        return None
+    if not isinstance(error, Mapping):
+        return "error"
+    chain = f"{error.get('error_chain_str') or ''} {error.get('error') or ''}"
+    for name, kind in FAILURE_KINDS.items():
+        if name in chain:
+            return kind
+    if any(name in chain for name in _BAD_REQUEST):
+        return "bad_request"
+    return "http" if "ModelError" in chain or "Timeout" in chain else "error"
 
 
 def _span(timing: Mapping[str, Any], name: str) -> float:
@@ -79,12 +101,16 @@ def rollout_row(
     run_attempt: int,
     component_names: Collection[str] | None = None,
     state_columns: Collection[str] = (),
+    reasoning: Any = None,
 ) -> dict[str, Any]:
     """One results.jsonl record: ids, raw completion, parsed answer, every reward component.
+    `reasoning` (a `models.chat_client.RolloutUsage`) adds the rollout's reasoning tokens;
+    `error_kind` says why a rollout has no answer (`models.chat_client.HINTS`).
 
     `component_names` picks the reward components out of verifiers' metrics; the rest (such as
     `num_turns`) are kept under `metrics`. `state_columns` (an environment's
     `sv_state_columns`, e.g. a redacted `transcript`) are copied from the rollout as they are.
+    Long texts are cut to `stored_text.STORED_TEXT_CAP_CHARS` (the stored copy only).
     """
     info = output.get("info") or {}
     text = completion_text(output.get("completion"))
@@ -101,15 +127,19 @@ def rollout_row(
         return component_names is None or name in component_names
 
     infra_error, model_error = _split_error(output.get("error"))
+    kind = error_kind(output.get("error")) if infra_error else None
+    if infra_error is None and output.get("stop_condition") == "prompt_too_long":
+        infra_error, kind = "the prompt does not fit the model's context", "context_length"
     if infra_error is None and metrics.get(SCORING_ERROR):
         infra_error = "the reward computation raised (traceback in the run log); rollout not scored"
+        kind = "scoring"
     if infra_error is None and output.get("stop_condition") == "timeout_reached" and not text:
-        infra_error = "the rollout timed out before the model answered"
+        infra_error, kind = "the rollout timed out before the model answered", "http"
     usage = output.get("token_usage") or {}
     timing = output.get("timing") or {}
     if infra_error is not None:  # no answer to score: never aggregated as one
         parsed, parse_error, metrics = None, None, {}
-    return {
+    return cap_stored_text({
         "example_id": output.get("example_id"),
         "example_key": info.get("id"),
         "scenario": info.get("scenario"),
@@ -126,12 +156,14 @@ def rollout_row(
         "tokens": {
             "input": int(usage.get("input_tokens") or 0),
             "output": int(usage.get("output_tokens") or 0),
+            "reasoning": int(getattr(reasoning, "reasoning_tokens", 0) or 0),
         },
         "error": infra_error,
+        "error_kind": kind,
         "model_error": model_error,
         "attempt": run_attempt,
         **{name: output.get(name) for name in state_columns},
-    }
+    }, state_columns)  # fmt: skip
 
 
 def failed_row(row: Mapping[str, Any], exc: BaseException, run_attempt: int) -> dict[str, Any]:
@@ -151,6 +183,7 @@ def failed_row(row: Mapping[str, Any], exc: BaseException, run_attempt: int) -> 
         "latency_s": 0.0,
         "tokens": {"input": 0, "output": 0},
         "error": redact_url(f"{type(exc).__name__}: {exc}"),
+        "error_kind": "error",
         "model_error": None,
         "attempt": run_attempt,
     }

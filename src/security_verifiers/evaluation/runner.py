@@ -8,12 +8,13 @@ the final metadata.json. Re-running the same command resumes an unfinished run.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
 import random
 import time
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Coroutine, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,16 +31,37 @@ from security_verifiers.environments import EnvEntry, baseline_policies, resolve
 from security_verifiers.errors import UserError
 from security_verifiers.evaluation.config import EvalConfig
 from security_verifiers.evaluation.opponent import start_opponent
-from security_verifiers.evaluation.pricing import cost_usd
-from security_verifiers.evaluation.provenance import git_state, package_versions, platform_info
+from security_verifiers.evaluation.preflight import (
+    check_sampling,
+    check_writable_dir,
+    with_filename,
+    write_failed_message,
+)
+from security_verifiers.evaluation.provenance import (
+    code_version,
+    git_state,
+    package_versions,
+    platform_info,
+)
 from security_verifiers.evaluation.records import failed_row, rollout_row
-from security_verifiers.evaluation.run_store import SUMMARY, RunStore, find_resumable
+from security_verifiers.evaluation.rollout_copy import check_rollout_log, with_rollout_copy
+from security_verifiers.evaluation.run_store import SUMMARY, RunStore, find_resumable, read_json
+from security_verifiers.evaluation.stored_text import STORED_TEXT_CAP_CHARS
 from security_verifiers.evaluation.summary import is_answer, print_summary_table, summarize
-from security_verifiers.models.clients import build_client, check_endpoint
+from security_verifiers.models.capabilities import RequestPlan
+from security_verifiers.models.chat_client import (
+    RETRYABLE_KINDS,
+    ROLLOUT_USAGE,
+    HarnessChatClient,
+    RolloutUsage,
+)
+from security_verifiers.models.clients import build_client, check_endpoint, request_plan
 from security_verifiers.models.local_server import LocalServerPool
+from security_verifiers.models.pricing import PRICES_AS_OF, cost_usd
 from security_verifiers.models.providers.registry import provider_for, serve
 from security_verifiers.models.response_cache import ResponseCache
 from security_verifiers.models.spec import ModelSpec, redact, redact_url, resolve_model
+from security_verifiers.signals import keep_sigterm_handler
 from sv_shared.env_args import allowed_env_args, check_env_args
 from sv_shared.rollout_logging import build_rollout_logger
 from sv_shared.spec import LoadedEnvInfo
@@ -136,7 +158,8 @@ def load_env(entry: EnvEntry, env_args: Mapping[str, Any]) -> vf.Environment:
             raise UserError(str(exc)) from None
     datasets.disable_progress_bars()
     try:
-        return vf.load_environment(entry.env_id, **env_args)
+        with keep_sigterm_handler():  # verifiers' would make SIGTERM exit(143) at once
+            return vf.load_environment(entry.env_id, **env_args)
     except RuntimeError as exc:  # verifiers wraps whatever load_environment raised
         cause = exc.__cause__ or exc
         if isinstance(cause, (ValueError, TypeError, OSError)):
@@ -174,6 +197,8 @@ def select_inputs(env: vf.Environment, n: int | None, seed: int) -> list[dict[st
     """The first `n` examples of the evaluation set in an order fixed by `seed`."""
     dataset = env.get_eval_dataset()
     total = len(dataset)
+    if total == 0:
+        raise UserError(_no_examples_message(env))
     if n is not None and n < 1:
         raise UserError(f"-n {n}: give a positive number of examples, or -1 for all {total}")
     if n is not None and n > total:
@@ -185,6 +210,25 @@ def select_inputs(env: vf.Environment, n: int | None, seed: int) -> list[dict[st
     random.Random(seed).shuffle(order)
     chosen = order[: n if n is not None else total]
     return [dataset[i] for i in chosen]
+
+
+def _no_examples_message(env: vf.Environment) -> str:
+    """Why the evaluation set is empty: an input file without rows, or what was left out."""
+    info = LoadedEnvInfo.of(env).dataset_info
+    info = info if isinstance(info, Mapping) else {}
+    path, skipped, excluded = info.get("path"), info.get("skipped"), info.get("excluded")
+    if path and info.get("split") in (None, "all") and not skipped and not excluded:
+        return redact_url(
+            f"{path} has no rows (the file is empty or holds only a header); "
+            f"{env.env_id} has nothing to evaluate"
+        )
+    parts = [f"{key} {info[key]}" for key in ("source", "path", "split") if info.get(key)]
+    if skipped:
+        parts.append(f"{skipped} malformed row(s) skipped")
+    if excluded:
+        parts.append(f"rows left out: {excluded}")
+    where = f" ({', '.join(parts)})" if parts else ""
+    return redact_url(f"{env.env_id} has no examples to evaluate{where}")
 
 
 def new_run_store(model_dir: Path, run_fingerprint: str) -> RunStore:
@@ -203,18 +247,38 @@ def fingerprint(parts: Mapping[str, Any]) -> str:
     return hashlib.sha256(blob).hexdigest()
 
 
+def check_config(config: EvalConfig) -> None:
+    """Values that cannot work and folders that cannot be written, before any request."""
+    check_sampling(config.seed, config.temperature, config.top_p, config.max_tokens)
+    check_writable_dir(config.output_root, "--output-dir")
+    if config.cache_dir is not None:
+        check_writable_dir(config.cache_dir, "--cache-dir")
+    if config.rollout_log is not None:
+        check_rollout_log(config.rollout_log)
+
+
 async def evaluate(config: EvalConfig, console: Console | None = None) -> list[ModelRun]:
     """Evaluate every model in `config.models`; returns their runs (artifacts are on disk)."""
     console = console or Console(stderr=True)
     logging.getLogger("verifiers").setLevel(logging.CRITICAL)
+    check_config(config)
     entry = resolve_env(config.env)
     baselines = baseline_policies(entry)
+    repeated = sorted({name for name in config.models if config.models.count(name) > 1})
+    if repeated:
+        raise UserError(f"--models: '{repeated[0]}' is listed more than once")
     specs = [
         resolve_model(
             name, baselines=baselines, base_url=config.base_url, api_key_env=config.api_key_env
         )
         for name in config.models
     ]
+    slugs = [spec.slug for spec in specs]
+    same = next((spec for spec in specs if slugs.count(spec.slug) > 1), None)
+    if same is not None:
+        raise UserError(f"--models: two names evaluate the same model '{same.name}'")
+    for spec in specs:  # a bad --capability fails here, before any request
+        plan_for(config, spec)
     cache = ResponseCache(config.cache_dir) if config.cache_dir else None
     runs: list[ModelRun] = []
     with LocalServerPool() as local_servers:
@@ -296,6 +360,7 @@ async def _evaluate_model(
     console: Console,
     transport: httpx2.AsyncBaseTransport | None = None,
 ) -> ModelRun:
+    plan = plan_for(config, spec)
     client = build_client(
         spec,
         baselines=baselines,
@@ -303,12 +368,23 @@ async def _evaluate_model(
         max_retries=config.max_retries,
         timeout_s=config.timeout_s,
         transport=transport,
+        plan=plan,
     )
     try:
         await check_endpoint(client, spec)
-        return await _run_rollouts(config, entry, env, inputs, spec, client, cache, console)
+        return await _run_rollouts(config, entry, env, inputs, spec, client, cache, console, plan)
     finally:
         await client.close()
+
+
+def plan_for(config: EvalConfig, spec: ModelSpec) -> RequestPlan:
+    """How this run's requests to `spec` are rewritten (`models.capabilities`)."""
+    return request_plan(
+        spec,
+        overrides=config.capability_overrides,
+        reasoning_effort=config.reasoning_effort,
+        reasoning_budget=config.reasoning_budget,
+    )
 
 
 def sampling_args_for(config: EvalConfig, env: vf.Environment, spec: ModelSpec) -> dict[str, Any]:
@@ -331,7 +407,10 @@ def _run_identity(
     inputs: Sequence[dict[str, Any]],
     spec: ModelSpec,
     sampling: Mapping[str, Any],
+    plan: RequestPlan,
 ) -> dict[str, Any]:
+    """What makes two runs the same run: data, model, request, reward configuration. The code
+    version is added by the caller (`code_version`), so a change of code is told apart."""
     keys = [(row.get("info") or {}).get("id", row["example_id"]) for row in inputs]
     return {
         "env_id": env.env_id,
@@ -343,6 +422,7 @@ def _run_identity(
         "base_url": provider_for(spec).identity_url(spec),
         "gguf": str(spec.gguf) if spec.gguf else None,
         "sampling_args": dict(sampling),
+        "request": plan.describe(sampling),
         "reward_config": LoadedEnvInfo.of(env).reward_config,
         "target": LoadedEnvInfo.of(env).target,
         "seed": config.seed,
@@ -359,25 +439,46 @@ async def _run_rollouts(
     client: Any,
     cache: ResponseCache | None,
     console: Console,
+    plan: RequestPlan,
 ) -> ModelRun:
     sampling = sampling_args_for(config, env, spec)
     provider = provider_for(spec)
     concurrency = 1 if provider.serial else config.max_concurrent
-    identity = _run_identity(config, env, inputs, spec, sampling)
-    run_fingerprint = fingerprint(identity)
+    identity = _run_identity(config, env, inputs, spec, sampling, plan)
+    config_fingerprint = fingerprint(identity)
+    code = code_version(entry.module(), entry.env_id)
+    run_fingerprint = fingerprint({**identity, "code": code})
     model_dir = config.output_root / f"{entry.env_id}--{spec.slug}"
-    store = find_resumable(model_dir, run_fingerprint) if config.resume else None
+    store = None
+    if config.resume:
+        found = find_resumable(model_dir, run_fingerprint, config_fingerprint)
+        if found.complete is not None:
+            return _already_complete(found.complete, spec, env, console)
+        if found.other_code is not None:
+            changed = code_changes((found.other_code.metadata() or {}).get("code"), code)
+            console.print(
+                f"[yellow]note: {found.other_code.dir} was started with other code "
+                f"({changed}); its rows are not mixed with this code's: starting a new run "
+                "(the old one is kept)[/yellow]"
+            )
+        store = found.resumable
     previous = store.metadata() if store else None
     if store is None:
-        store = new_run_store(model_dir, run_fingerprint)
-    if not store.lock():
+        try:
+            store = new_run_store(model_dir, run_fingerprint)
+        except OSError as exc:
+            raise UserError(write_failed_message(exc, None, len(inputs), None)) from None
+    with stop_on_write_failure(store, len(inputs)):
+        locked = store.lock()
+    if not locked:
         raise UserError(f"{store.dir} is being written by another sv process; wait or use --fresh")
     loaded = store.load_results()
-    kept = [row for row in loaded if is_answer(row)]
+    kept = [row for row in loaded if is_answer(row) or not retryable(row)]
     done = {row["example_id"] for row in kept}
     retrying = len({row["example_id"] for row in loaded if not is_answer(row)} - done)
     kept = list({row["example_id"]: row for row in kept}.values())
-    store.rewrite_results(kept)
+    with stop_on_write_failure(store, len(inputs)):
+        store.rewrite_results(kept)
     attempt = int((previous or {}).get("attempts", 0)) + 1
     todo = [row for row in inputs if row["example_id"] not in done]
 
@@ -392,7 +493,18 @@ async def _run_rollouts(
         **provider.metadata(spec),
         "dataset": LoadedEnvInfo.of(env).dataset_info or None,
         "tool_versions": LoadedEnvInfo.of(env).tool_versions,
+        "config_fingerprint": config_fingerprint,
+        "code": code,
         "git": git_state(),
+        "attempt_history": [
+            *((previous or {}).get("attempt_history") or []),
+            {
+                "attempt": attempt,
+                "started_at": datetime.now(UTC).isoformat(),
+                "git": git_state(),
+                "code": code,
+            },
+        ],
         "packages": package_versions(),
         "platform": platform_info(),
         "max_concurrent": concurrency,
@@ -402,20 +514,29 @@ async def _run_rollouts(
         "cache": None,
         "started_at": (previous or {}).get("started_at") or datetime.now(UTC).isoformat(),
         "resumed_rows": len(kept),
+        "stored_reply_cap_chars": STORED_TEXT_CAP_CHARS,
     }
-    store.write_metadata(redact(metadata))
+    with stop_on_write_failure(store, len(inputs)):
+        store.write_metadata(redact(metadata))
     if kept or retrying:
         again = f"; retrying the {retrying} that errored" if retrying else ""
         console.print(
             f"Resuming {store.dir}: {len(kept)} of {len(inputs)} rollouts already scored{again}"
         )
 
-    vf_client = vf.OpenAIChatCompletionsClient(client)
-    rollout_log = build_rollout_logger(
-        store.results_path,
-        run_name=f"{entry.env_id}--{spec.slug}/{store.dir.name}",
-        summary_path=store.dir / SUMMARY,
-    )
+    vf_client = HarnessChatClient(client, plan)
+    if notice := plan.notice(sampling):
+        console.print(f"[dim]{spec.name}: {notice}[/dim]")
+    with stop_on_write_failure(store, len(inputs)):
+        rollout_log = build_rollout_logger(
+            store.results_path,
+            run_name=f"{entry.env_id}--{spec.slug}/{store.dir.name}",
+            summary_path=store.dir / SUMMARY,
+        )
+        rollout_log = with_rollout_copy(
+            rollout_log, config.rollout_log, model=spec.name, env_id=entry.env_id,
+            run_id=store.dir.name,
+        )  # fmt: skip
     info = LoadedEnvInfo.of(env)
     components = (info.reward_config or {}).get("weights")
     state_columns = list(info.state_columns)
@@ -442,22 +563,30 @@ async def _run_rollouts(
 
     async def one(row: dict[str, Any], task_id: Any) -> None:
         async with semaphore:
+            usage = RolloutUsage()
+            ROLLOUT_USAGE.set(usage)  # this task's context: its model calls add to it
             try:
                 output = await env.run_rollout(
                     row, vf_client, spec.model_id, sampling, state_columns=state_columns
                 )
-                result = rollout_row(output, env.parser, attempt, components, state_columns)
+                result = rollout_row(
+                    output, env.parser, attempt, components, state_columns, reasoning=usage
+                )
             except openai.AuthenticationError:
                 raise UserError(
                     f"{spec.base_url} rejected the API key from ${spec.api_key_env} (401)"
                 ) from None
             except Exception as exc:  # recorded per rollout; resume retries it
                 result = failed_row(row, exc, attempt)
-            rollout_log.log(result)
+            try:
+                rollout_log.log(result)
+            except OSError as exc:  # disk full, ...: ends the run (see write_error below)
+                raise with_filename(exc, store.results_path) from None
             progress.advance(task_id)
             plain.advance(failed=not is_answer(result))
 
     finished = False
+    write_error: OSError | None = None
     tasks: list[asyncio.Future[None]] = []
     try:
         with progress:
@@ -468,6 +597,11 @@ async def _run_rollouts(
                 tasks = [asyncio.ensure_future(one(row, task_id)) for row in todo]
                 await asyncio.gather(*tasks)
         finished = True
+    except OSError as exc:  # a result could not be saved: send no more requests
+        write_error = exc
+        await cancel_all(tasks)
+        with contextlib.suppress(OSError):
+            rollout_log.close()
     finally:
         retrieve_exceptions(tasks)
         rows = store.load_results()
@@ -479,26 +613,103 @@ async def _run_rollouts(
         metadata.update(
             _final_fields(config, spec, rows, elapsed, len(todo), cache, status, attempt)
         )
-        store.write_metadata(redact(metadata))
+        metadata["request"] = {**identity["request"], "changes_seen": dict(plan.seen)}
+        try:
+            store.write_metadata(redact(metadata))
+        except OSError as exc:
+            write_error = write_error or exc
         store.unlock()
-        if not finished:
-            rollout_log.close()
+        if not finished and write_error is None:
+            with contextlib.suppress(OSError):  # a full disk must not hide the interrupt
+                rollout_log.close()
             console.print(
                 f"[yellow]Stopped: {len(rows)} of {len(inputs)} rollouts saved in {store.dir}; "
                 f"rerun the same command to resume.[/yellow]"
             )
 
-    summary = summarize(
-        rows,
-        payoffs=LoadedEnvInfo.of(env).payoffs,
-        seed=config.seed,
-        env_metrics=LoadedEnvInfo.of(env).metrics,
-    )
-    summary.update({"model": spec.name, "env_id": env.env_id, "run_id": store.dir.name})
-    summary = redact(summary)
-    rollout_log.log_summary(summary)
-    rollout_log.close()
+    summary: dict[str, Any] = {}
+    if write_error is None:
+        summary = summarize(
+            rows,
+            payoffs=LoadedEnvInfo.of(env).payoffs,
+            seed=config.seed,
+            env_metrics=LoadedEnvInfo.of(env).metrics,
+        )
+        summary.update({"model": spec.name, "env_id": env.env_id, "run_id": store.dir.name})
+        summary = redact(summary)
+        try:
+            rollout_log.log_summary(summary)
+        except OSError as exc:  # a run without summary.json is resumed (find_resumable)
+            write_error = with_filename(exc, store.dir / SUMMARY)
+    with contextlib.suppress(OSError):  # every line was flushed when it was written
+        rollout_log.close()
+    if write_error is not None:
+        raise UserError(write_failed_message(write_error, len(rows), len(inputs), store.dir))
     return ModelRun(spec=spec, run_dir=store.dir, summary=summary, resumed_rows=len(kept))
+
+
+@contextlib.contextmanager
+def stop_on_write_failure(store: RunStore, total: int) -> Iterator[None]:
+    """A failed write (disk full, read-only, ...) ends the run in one line naming the file,
+    what is saved and how to resume."""
+    try:
+        yield
+    except OSError as exc:
+        store.unlock()
+        saved = len(store.load_results())
+        raise UserError(write_failed_message(exc, saved, total, store.dir)) from None
+
+
+async def cancel_all(tasks: Sequence[asyncio.Future[Any]]) -> None:
+    """Cancel the tasks still running and wait until they have stopped."""
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def code_changes(before: Any, now: Mapping[str, Any]) -> str:
+    """What differs between two `code_version` records, in words."""
+    if not isinstance(before, Mapping):
+        return "its code version was not recorded"
+    names = {"env_code_sha256": "environment code", "sv_shared_sha256": "sv_shared",
+             "harness_sha256": "harness code"}  # fmt: skip
+    changed = [label for key, label in names.items() if before.get(key) != now.get(key)]
+    old_packages, new_packages = before.get("packages") or {}, now.get("packages") or {}
+    changed += [
+        f"{name} {old_packages.get(name)} -> {version}"
+        for name, version in new_packages.items()
+        if old_packages.get(name) != version
+    ]
+    return ", ".join(changed) or "code"
+
+
+def _price_record(config: EvalConfig, price: tuple[float, float] | None) -> dict[str, Any]:
+    """The price a run's cost was computed with, and where it came from."""
+    if config.price_usd_per_mtok:
+        source = "--price-in/--price-out"
+    else:
+        source = f"list price as of {PRICES_AS_OF}" if price else "unknown"
+    return {
+        "input": price[0] if price else None,
+        "output": price[1] if price else None,
+        "source": source,
+    }
+
+
+def retryable(row: Mapping[str, Any]) -> bool:
+    """An errored row a rerun retries: a transient failure, not one the same request repeats
+    (a prompt over the context, a reply cut by the cap, a rejected request)."""
+    return row.get("error_kind") in RETRYABLE_KINDS or row.get("error_kind") is None
+
+
+def _already_complete(
+    store: RunStore, spec: ModelSpec, env: vf.Environment, console: Console
+) -> ModelRun:
+    """The finished run of this exact command: nothing is requested again."""
+    console.print(f"already complete: {store.dir} (pass --fresh to run it again)")
+    summary = read_json(store.dir / SUMMARY) or {}
+    summary = {**summary, "model": spec.name, "env_id": env.env_id, "run_id": store.dir.name}
+    return ModelRun(spec=spec, run_dir=store.dir, summary=summary, resumed_rows=0)
 
 
 def run_interruptible(coro: Coroutine[Any, Any, T]) -> T:
@@ -538,6 +749,8 @@ def _final_fields(
     provider = provider_for(spec)
     tokens_in = sum(int(r.get("tokens", {}).get("input", 0)) for r in rows)
     tokens_out = sum(int(r.get("tokens", {}).get("output", 0)) for r in rows)
+    tokens_reasoning = sum(int(r.get("tokens", {}).get("reasoning", 0) or 0) for r in rows)
+    price = config.price_usd_per_mtok or provider.price(spec.model_id)
     this_attempt = [r for r in rows if r.get("attempt") == attempt]
     new_in = sum(int(r.get("tokens", {}).get("input", 0)) for r in this_attempt)
     new_out = sum(int(r.get("tokens", {}).get("output", 0)) for r in this_attempt)
@@ -554,13 +767,8 @@ def _final_fields(
             "output_tokens_per_s": round(new_out / elapsed, 2) if elapsed > 0 else None,
             "total_tokens_per_s": round((new_in + new_out) / elapsed, 2) if elapsed > 0 else None,
         },
-        "token_usage": {"input": tokens_in, "output": tokens_out},
-        "cost_usd": cost_usd(
-            spec.model_id,
-            tokens_in,
-            tokens_out,
-            config.price_usd_per_mtok or provider.price(spec.model_id),
-            free=provider.free,
-        ),
+        "token_usage": {"input": tokens_in, "output": tokens_out, "reasoning": tokens_reasoning},
+        "cost_usd": cost_usd(tokens_in, tokens_out, price, free=provider.free),
+        "price_usd_per_mtok": None if provider.free else _price_record(config, price),
         "cache": cache.stats() if cache else None,
     }

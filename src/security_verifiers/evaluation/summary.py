@@ -70,10 +70,24 @@ def summarize(
         "scoring_s_p50": _quantile(sorted(float(r.get("scoring_s") or 0.0) for r in answered), 0.5),
         "tokens_input": sum(int(r.get("tokens", {}).get("input", 0)) for r in all_rows),
         "tokens_output": sum(int(r.get("tokens", {}).get("output", 0)) for r in all_rows),
+        "tokens_reasoning": sum(
+            int(r.get("tokens", {}).get("reasoning", 0) or 0) for r in all_rows
+        ),
     }
     errors = [str(r["error"]) for r in all_rows if r.get("error")]
     if errors:
         summary["first_error"] = errors[0]
+        kinds: dict[str, int] = {}
+        for row in all_rows:
+            if not is_answer(row):
+                kind = str(row.get("error_kind") or "error")
+                kinds[kind] = kinds.get(kind, 0) + 1
+        summary["errors_by_kind"] = kinds
+        summary["first_error_by_kind"] = {
+            kind: next(str(r["error"]) for r in all_rows
+                       if not is_answer(r) and str(r.get("error_kind") or "error") == kind)
+            for kind in kinds
+        }  # fmt: skip
     if answered and env_metrics is not None:
         summary["metrics"] = env_metrics(answered)
     elif answered and all("gold" in r for r in answered):

@@ -9,6 +9,12 @@ import httpx2
 import openai
 
 from security_verifiers.errors import UserError
+from security_verifiers.models.capabilities import (
+    RequestPlan,
+    apply_overrides,
+    families,
+    parse_overrides,
+)
 from security_verifiers.models.openai_protocol import ChatPolicy
 from security_verifiers.models.response_cache import ResponseCache
 from security_verifiers.models.spec import ModelSpec
@@ -22,15 +28,17 @@ def build_client(
     max_retries: int = 5,
     timeout_s: float = 120.0,
     transport: httpx2.AsyncBaseTransport | None = None,
+    plan: RequestPlan | None = None,
 ) -> openai.AsyncOpenAI:
     """An `AsyncOpenAI` for `spec`, built by its provider; retries with backoff on
     408/409/429/5xx/timeouts.
 
-    `transport` answers requests instead of real HTTP (a local model's `transport()`).
+    `transport` answers requests instead of real HTTP (a local model's `transport()`); `plan`
+    rewrites every request body to what the model accepts (`models.capabilities`).
     """
     from security_verifiers.models.providers.registry import ClientOptions, provider_for
 
-    options = ClientOptions(baselines, cache, max_retries, timeout_s, transport)
+    options = ClientOptions(baselines, cache, max_retries, timeout_s, transport, plan)
     return provider_for(spec).build_client(spec, options)
 
 
@@ -55,3 +63,26 @@ async def check_endpoint(client: openai.AsyncOpenAI, spec: ModelSpec) -> None:
     if available and spec.model_id not in available:
         shown = ", ".join(available[:12]) + (" ..." if len(available) > 12 else "")
         raise UserError(f"unknown model '{spec.model_id}' at {spec.public_url}; it serves: {shown}")
+
+
+def request_plan(
+    spec: ModelSpec,
+    *,
+    overrides: list[str] | tuple[str, ...] = (),
+    reasoning_effort: str | None = None,
+    reasoning_budget: int | None = None,
+) -> RequestPlan:
+    """How requests to `spec` are rewritten: its provider's family for the model id, with the
+    run's `--capability` overrides, reasoning effort and reasoning budget."""
+    from security_verifiers.models.capabilities import DEFAULT_REASONING_BUDGET
+    from security_verifiers.models.providers.registry import provider_for, providers
+
+    known = families([p.capability_table() for p in providers()])
+    parsed = parse_overrides(list(overrides), known)
+    base = provider_for(spec).capabilities(spec.model_id)
+    return RequestPlan(
+        apply_overrides(base, parsed, known),
+        source="override" if parsed else "table",
+        reasoning_effort=reasoning_effort,
+        reasoning_budget=DEFAULT_REASONING_BUDGET if reasoning_budget is None else reasoning_budget,
+    )

@@ -45,9 +45,13 @@ class ResponseCache:
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(content)
-        os.replace(tmp, path)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(content)
+            os.replace(tmp, path)
+        except BaseException:  # disk full, ...: leave no half-written temporary file
+            Path(tmp).unlink(missing_ok=True)
+            raise
 
     def stats(self) -> dict[str, int | str]:
         return {"dir": str(self.root), "hits": self.hits, "misses": self.misses}

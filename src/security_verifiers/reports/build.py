@@ -18,7 +18,7 @@ from security_verifiers.reports.markdown import render_markdown
 from security_verifiers.reports.profiles import profile_for
 from security_verifiers.reports.provenance import provenance_rows
 from security_verifiers.reports.redact import display_path, slug, strip_userinfo
-from security_verifiers.reports.runs import Run, load_runs
+from security_verifiers.reports.runs import Run, Warn, load_runs
 from security_verifiers.reports.section import EnvSection, FigureRef, Report
 from security_verifiers.reports.tables import calibration_bins, metric_table
 
@@ -108,13 +108,15 @@ def build_report(
     *,
     seed: int = 0,
     complete_only: bool = False,
+    warn: Warn | None = None,
 ) -> ReportPaths:
     """Write report.html, report.md and figures/*.png for the runs (dirs or globs).
 
     Runs that are not complete (partial, running, interrupted) are flagged, with their errored
     rollouts left out of every number; `complete_only` leaves such runs out altogether.
+    Unreadable runs and results lines are left out, each with a line to `warn`.
     """
-    loaded, skipped = load_runs(run_dirs)
+    loaded, skipped = load_runs(run_dirs, warn)
     out = Path(out_dir) if out_dir is not None else default_out_dir(loaded)
     runs = [r for r in loaded if r.is_complete] if complete_only else loaded
     excluded = [

@@ -35,7 +35,10 @@ def report(
     """Metric tables with 95% CIs, paired comparisons, figures: report.html and report.md."""
     from security_verifiers.reports.build import build_report  # matplotlib: imported on use
 
-    paths = build_report(runs, out, seed=seed, complete_only=complete_only)
+    def warn(message: str) -> None:
+        typer.echo(f"warning: {message}", err=True)
+
+    paths = build_report(runs, out, seed=seed, complete_only=complete_only, warn=warn)
     typer.echo(f"report: {paths.html}")
     typer.echo(f"summary: {paths.markdown}")
     typer.echo(f"figures: {len(paths.figures)} in {paths.out_dir / 'figures'}")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import glob
 import json
-from collections.abc import Iterable, Sequence
+import sys
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -163,9 +164,30 @@ class Run:
         return out
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+Warn = Callable[[str], None]
+"""Receives one line per skipped file or line (without a `warning: ` prefix)."""
+
+MAX_LINE_WARNINGS = 5
+"""Skipped lines named one by one per file; the rest are counted in one more line."""
+
+
+def warn_on_stderr(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def _read_bytes(path: Path) -> bytes:
     try:
-        data = json.loads(path.read_text())
+        return path.read_bytes()
+    except OSError as exc:
+        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    raw = _read_bytes(path)
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path} is not UTF-8 text (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise UserError(f"{path} is not valid JSON ({exc.msg} at line {exc.lineno})") from None
     if not isinstance(data, dict):
@@ -173,15 +195,35 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data
 
 
-def _read_rows(path: Path) -> list[dict[str, Any]]:
-    rows = []
-    for number, line in enumerate(path.read_text().splitlines(), start=1):
+def _line_problem(line: bytes) -> tuple[dict[str, Any] | None, str]:
+    """(the row, '') or (None, why the line cannot be read)."""
+    try:
+        row = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        return None, "not UTF-8 text"
+    except json.JSONDecodeError as exc:
+        return None, f"not valid JSON ({exc.msg})"
+    if not isinstance(row, dict):
+        return None, "not a JSON object"
+    return row, ""
+
+
+def _read_rows(path: Path, warn: Warn) -> list[dict[str, Any]]:
+    """The JSON-object lines of results.jsonl; an unreadable line is skipped with a warning
+    naming the file and line (split on newlines only: JSON text may hold U+2028)."""
+    rows, skipped = [], 0
+    for number, line in enumerate(_read_bytes(path).split(b"\n"), start=1):
         if not line.strip():
             continue
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            raise UserError(f"{path}:{number} is not valid JSON") from None
+        row, problem = _line_problem(line)
+        if row is not None:
+            rows.append(row)
+            continue
+        skipped += 1
+        if skipped <= MAX_LINE_WARNINGS:
+            warn(f"{path}:{number}: {problem}; line skipped")
+    if skipped > MAX_LINE_WARNINGS:
+        warn(f"{path}: {skipped - MAX_LINE_WARNINGS} more unreadable line(s) skipped")
     return rows
 
 
@@ -190,15 +232,19 @@ def is_finished(run_dir: Path) -> bool:
     return all((run_dir / name).is_file() for name in (METADATA, RESULTS, SUMMARY))
 
 
-def load_run(run_dir: str | Path) -> Run:
-    """Load one run directory; a missing or unfinished run is a UserError."""
+def load_run(run_dir: str | Path, warn: Warn | None = None) -> Run:
+    """Load one run directory; a missing, unfinished or unreadable run is a UserError, an
+    unreadable line of results.jsonl is skipped with a warning (`warn`, default stderr)."""
     path = Path(run_dir)
     if not (path / METADATA).is_file():
         raise UserError(f"{path} is not a run directory (no {METADATA})")
     if not is_finished(path):
         raise UserError(f"{path} is unfinished (no {SUMMARY} or {RESULTS}); resume it first")
     return Run(
-        path, _read_json(path / METADATA), _read_json(path / SUMMARY), _read_rows(path / RESULTS)
+        path,
+        _read_json(path / METADATA),
+        _read_json(path / SUMMARY),
+        _read_rows(path / RESULTS, warn or warn_on_stderr),
     )
 
 
@@ -223,13 +269,29 @@ def resolve_run_dirs(patterns: Iterable[str | Path]) -> list[Path]:
     return list(found)
 
 
-def load_runs(patterns: Sequence[str | Path]) -> tuple[list[Run], list[Path]]:
-    """(finished runs, skipped unfinished run dirs) for paths or globs; none finished: error."""
+def load_runs(
+    patterns: Sequence[str | Path], warn: Warn | None = None
+) -> tuple[list[Run], list[Path]]:
+    """(finished runs, skipped unfinished run dirs) for paths or globs; none finished: error.
+    A run whose files cannot be read is left out, and an unreadable results line skipped,
+    each with a warning (`warn`, default stderr); none readable: error."""
     if not patterns:
         raise UserError("give at least one run directory or glob")
+    warn = warn or warn_on_stderr
     dirs = resolve_run_dirs(patterns)
     skipped = [d for d in dirs if not is_finished(d)]
-    runs = [load_run(d) for d in dirs if is_finished(d)]
+    runs, unreadable = [], []
+    for run_dir in dirs:
+        if not is_finished(run_dir):
+            continue
+        try:
+            runs.append(load_run(run_dir, warn))
+        except UserError as exc:
+            unreadable.append(str(exc))
+            warn(f"{exc}; run skipped")
+    if not runs and unreadable:
+        more = f" (and {len(unreadable) - 1} more)" if len(unreadable) > 1 else ""
+        raise UserError(f"no readable finished runs: {unreadable[0]}{more}")
     if not runs:
         raise UserError(
             f"no finished runs among {len(dirs)} run director{'y' if len(dirs) == 1 else 'ies'} "

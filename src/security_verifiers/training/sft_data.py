@@ -233,6 +233,9 @@ def rollout_examples(
             if result.get("error") or reward is None or float(reward) < source.min_reward:
                 stats["rollouts_below_threshold"] += 1
                 continue
+            if result.get("completion_truncated"):  # only part of the reply was stored
+                stats["rollouts_truncated"] += 1
+                continue
             row = by_key.get(str(result.get("example_key")))
             if row is None:
                 stats["rollouts_not_in_train"] += 1

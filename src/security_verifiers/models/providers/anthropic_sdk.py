@@ -17,6 +17,12 @@ from typing import Any
 import httpx2
 
 from security_verifiers.errors import UserError
+from security_verifiers.models.capabilities import (
+    CapabilityTable,
+    ModelCapabilities,
+    match_capabilities,
+)
+from security_verifiers.models.pricing import list_price
 from security_verifiers.models.providers.base import ClientOptions, Provider, ResolveContext
 from security_verifiers.models.providers.sdk_transport import (
     SDKConnectionError,
@@ -37,20 +43,34 @@ BASE_URL_ENV = "ANTHROPIC_BASE_URL"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 
 PRICES_USD_PER_MTOK: dict[str, tuple[float, float]] = {
+    "claude-opus-4-5": (5.00, 25.00),
     "claude-opus-4-1": (15.00, 75.00),
+    "claude-opus-4": (15.00, 75.00),
     "claude-opus-4-0": (15.00, 75.00),
     "claude-sonnet-4-5": (3.00, 15.00),
+    "claude-sonnet-4": (3.00, 15.00),
     "claude-sonnet-4-0": (3.00, 15.00),
-    "claude-3-7-sonnet-latest": (3.00, 15.00),
+    "claude-3-7-sonnet": (3.00, 15.00),
     "claude-haiku-4-5": (1.00, 5.00),
-    "claude-3-5-haiku-latest": (0.80, 4.00),
-    "claude-3-haiku-20240307": (0.25, 1.25),
+    "claude-3-5-haiku": (0.80, 4.00),
+    "claude-3-haiku": (0.25, 1.25),
 }
-"""List prices; `--price` overrides them."""
+"""List prices (as of `models.pricing.PRICES_AS_OF`); `--price-in/--price-out` override them."""
 
-NO_SAMPLING_PARAMS = ("claude-opus-4-7", "claude-opus-4-8", "claude-opus-5", "claude-sonnet-5",
-                      "claude-fable", "claude-mythos")  # fmt: skip
-"""Models that reject `temperature` / `top_p` (400): they are sent none."""
+CLAUDE = ModelCapabilities("claude", seed=False)
+CLAUDE_NO_SAMPLING = ModelCapabilities("claude-no-sampling", temperature=False, top_p=False,
+                                       seed=False)  # fmt: skip
+"""Opus 4.7+ and the later families reject `temperature` / `top_p` (400): they are sent none."""
+CAPABILITIES: CapabilityTable = (
+    (r"claude-(opus-4-[7-9]|opus-[5-9]|sonnet-[5-9]|fable|mythos)", CLAUDE_NO_SAMPLING),
+    (r"claude", CLAUDE),
+)
+"""Claude families (Messages API: no seed; extended thinking is not requested)."""
+
+
+def accepts_sampling(model: str) -> bool:
+    return match_capabilities(CAPABILITIES, model, CLAUDE).temperature
+
 
 FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
           "tool_use": "tool_calls", "refusal": "content_filter"}  # fmt: skip
@@ -96,7 +116,7 @@ def request_args(body: dict[str, Any], model: str) -> dict[str, Any]:
         args["system"] = system
     # the SDK's `create` has no sampling arguments; the API still takes them for the models
     # that support them, so they travel in the body
-    if not model.startswith(NO_SAMPLING_PARAMS):
+    if accepts_sampling(model):
         sampling = {k: body[k] for k in ("temperature", "top_p") if body.get(k) is not None}
         if sampling:
             args["extra_body"] = sampling
@@ -199,8 +219,14 @@ class AnthropicProvider(Provider):
     def client_retries(self, options: ClientOptions) -> int:
         return 0  # the SDK retries
 
+    def capability_table(self) -> CapabilityTable:
+        return CAPABILITIES
+
+    def capabilities(self, model_id: str) -> ModelCapabilities:
+        return match_capabilities(CAPABILITIES, model_id, CLAUDE)
+
     def price(self, model_id: str) -> tuple[float, float] | None:
-        return PRICES_USD_PER_MTOK.get(model_id)
+        return list_price(PRICES_USD_PER_MTOK, model_id)
 
     def identity_url(self, spec: ModelSpec) -> str:
         return spec.public_url

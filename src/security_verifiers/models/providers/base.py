@@ -21,6 +21,14 @@ from typing import TYPE_CHECKING, Any
 import httpx2
 import openai
 
+from security_verifiers.models.capabilities import (
+    GENERIC,
+    CapabilityTable,
+    CapabilityTransport,
+    ModelCapabilities,
+    RequestPlan,
+    match_capabilities,
+)
 from security_verifiers.models.spec import ModelSpec
 
 if TYPE_CHECKING:
@@ -49,6 +57,8 @@ class ClientOptions:
     timeout_s: float = 120.0
     transport: httpx2.AsyncBaseTransport | None = None
     """A transport that answers instead of real HTTP (a served model's `transport()`)."""
+    plan: RequestPlan | None = None
+    """Rewrites every request body to what the model accepts (`models.capabilities`)."""
 
 
 @dataclass
@@ -119,6 +129,8 @@ class Provider:
         transport = self.transport(spec, options)
         if options.cache is not None:
             transport = CachingTransport(transport, options.cache)
+        if options.plan is not None:  # outermost: the cache keys on the body that is sent
+            transport = CapabilityTransport(transport, options.plan)
         timeout = options.timeout_s
         http_client = openai.DefaultAsyncHttpx2Client(transport=transport, timeout=timeout)
         return openai.AsyncOpenAI(
@@ -130,6 +142,14 @@ class Provider:
         )
 
     # -- requests and accounting ---------------------------------------------------------------
+    def capability_table(self) -> CapabilityTable:
+        """Its model families: (pattern on the model id, what they accept), first match wins."""
+        return ()
+
+    def capabilities(self, model_id: str) -> ModelCapabilities:
+        """What `model_id` accepts in a request (the table's family, else `GENERIC`)."""
+        return match_capabilities(self.capability_table(), model_id, GENERIC)
+
     def response_format(self, schema: dict[str, Any]) -> dict[str, Any] | None:
         """The chat-completions `response_format` constraining output to `schema`; None when
         the provider cannot constrain output (the request is sent unconstrained)."""

@@ -15,6 +15,8 @@ from typing import Any
 import httpx2
 
 from security_verifiers.errors import UserError
+from security_verifiers.models.capabilities import CapabilityTable, ModelCapabilities
+from security_verifiers.models.pricing import list_price
 from security_verifiers.models.providers.base import ClientOptions, Provider, ResolveContext
 from security_verifiers.models.providers.sdk_transport import (
     SDKConnectionError,
@@ -35,13 +37,27 @@ BASE_URL_ENV = "GOOGLE_GEMINI_BASE_URL"
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 
 PRICES_USD_PER_MTOK: dict[str, tuple[float, float]] = {
+    "gemini-3-pro": (2.00, 12.00),
     "gemini-2.5-pro": (1.25, 10.00),
     "gemini-2.5-flash": (0.30, 2.50),
     "gemini-2.5-flash-lite": (0.10, 0.40),
     "gemini-2.0-flash": (0.10, 0.40),
     "gemini-2.0-flash-lite": (0.075, 0.30),
 }
-"""List prices (prompts up to 200k tokens); `--price` overrides them."""
+"""List prices (as of `models.pricing.PRICES_AS_OF`; prompts up to 200k tokens, thinking billed
+as output); `--price-in/--price-out` override them."""
+
+GEMINI_THINKING = ModelCapabilities("gemini-thinking", token_param="max_completion_tokens",
+                                   reasoning="usage")  # fmt: skip
+"""Gemini 2.5 and later think by default; thoughts count against `max_output_tokens` and
+come back as `thoughts_token_count`. The thinking budget is not mapped (`reasoning_effort`)."""
+GEMINI = ModelCapabilities("gemini", token_param="max_completion_tokens")
+
+CAPABILITIES: CapabilityTable = (
+    (r"gemini-(2\.5|[3-9])", GEMINI_THINKING),
+    (r"gemini", GEMINI),
+)
+"""Gemini families: all take temperature, top_p and seed (generationConfig)."""
 
 FINISH = {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "content_filter",
           "RECITATION": "content_filter", "PROHIBITED_CONTENT": "content_filter"}  # fmt: skip
@@ -139,8 +155,9 @@ def to_completion(response: Any, model: str) -> dict[str, Any]:
     usage = response.usage_metadata
     prompt = int(getattr(usage, "prompt_token_count", 0) or 0)
     output = int(getattr(usage, "candidates_token_count", 0) or 0)
-    output += int(getattr(usage, "thoughts_token_count", 0) or 0)  # billed as output
-    return completion(model, choices or [("", [], "stop")], prompt, output)
+    thoughts = int(getattr(usage, "thoughts_token_count", 0) or 0)
+    output += thoughts  # billed as output
+    return completion(model, choices or [("", [], "stop")], prompt, output, thoughts or None)
 
 
 class GeminiTransport(SDKTransport):
@@ -211,8 +228,11 @@ class GoogleProvider(Provider):
     def client_retries(self, options: ClientOptions) -> int:
         return 0  # the SDK retries
 
+    def capability_table(self) -> CapabilityTable:
+        return CAPABILITIES
+
     def price(self, model_id: str) -> tuple[float, float] | None:
-        return PRICES_USD_PER_MTOK.get(model_id)
+        return list_price(PRICES_USD_PER_MTOK, model_id)
 
     def identity_url(self, spec: ModelSpec) -> str:
         return spec.public_url

@@ -11,11 +11,59 @@ import os
 from typing import Any
 
 from security_verifiers.errors import UserError
+from security_verifiers.models.capabilities import CapabilityTable, ModelCapabilities
 from security_verifiers.models.local_gguf import DEFAULT_LOCAL_MODEL
+from security_verifiers.models.pricing import list_price
 from security_verifiers.models.providers.base import Provider, ResolveContext
 from security_verifiers.models.spec import OPENAI_BASE_URL, ModelSpec, check_url, redact_url
 
 PREFIX = "openai:"
+
+OPENAI_REASONING = ModelCapabilities(
+    "openai-reasoning", temperature=False, top_p=False, seed=True,
+    token_param="max_completion_tokens", reasoning_effort=True, reasoning="usage",
+)  # fmt: skip
+"""o-series and GPT-5: only the default temperature (400 otherwise), no top_p, no
+`max_tokens` (`max_completion_tokens`, which hidden reasoning counts against)."""
+OPENAI_CHAT = ModelCapabilities("openai-chat", token_param="max_completion_tokens")
+THINK_TAGS = ModelCapabilities("think-tags", reasoning="think-tags")
+"""R1-style open models (vLLM, TGI, Ollama): `<think>...</think>` before the answer, inside
+the same completion budget."""
+REASONING_FIELD = ModelCapabilities("reasoning-field", reasoning_effort=True, reasoning="field")
+"""gpt-oss on vLLM: reasoning in `reasoning_content`, effort accepted."""
+
+CAPABILITIES: CapabilityTable = (
+    (r"gpt-5(\.\d+)?-chat", OPENAI_CHAT),
+    (r"(o1|o3|o4)(-|$)", OPENAI_REASONING),
+    (r"gpt-5", OPENAI_REASONING),
+    (r"(gpt-4|gpt-3\.5|chatgpt)", OPENAI_CHAT),
+    (r"gpt-oss", REASONING_FIELD),
+    (r"(deepseek-r1|.*r1-distill|qwq|qwen3(?!.*instruct)|magistral|phi-4-.*reasoning"
+     r"|.*-thinking)", THINK_TAGS),
+)  # fmt: skip
+"""Model families of OpenAI-compatible servers, matched by model id (first match wins)."""
+
+PRICES_USD_PER_MTOK: dict[str, tuple[float, float]] = {
+    "gpt-5": (1.25, 10.00),
+    "gpt-5-mini": (0.25, 2.00),
+    "gpt-5-nano": (0.05, 0.40),
+    "gpt-5-chat-latest": (1.25, 10.00),
+    "gpt-5-pro": (15.00, 120.00),
+    "gpt-5.1": (1.25, 10.00),
+    "o1": (15.00, 60.00),
+    "o1-mini": (1.10, 4.40),
+    "o3": (2.00, 8.00),
+    "o3-mini": (1.10, 4.40),
+    "o3-pro": (20.00, 80.00),
+    "o4-mini": (1.10, 4.40),
+    "gpt-4.1": (2.00, 8.00),
+    "gpt-4.1-mini": (0.40, 1.60),
+    "gpt-4.1-nano": (0.10, 0.40),
+    "gpt-4o": (2.50, 10.00),
+    "gpt-4o-mini": (0.15, 0.60),
+}
+"""OpenAI's list prices (as of `models.pricing.PRICES_AS_OF`); any server whose model id
+matches one (an OpenRouter `openai/...` id, a proxy) is priced like OpenAI."""
 
 
 class OpenAICompatibleProvider(Provider):
@@ -67,6 +115,12 @@ class OpenAICompatibleProvider(Provider):
                 f"or pick a built-in model)"
             )
         return "EMPTY"
+
+    def capability_table(self) -> CapabilityTable:
+        return CAPABILITIES
+
+    def price(self, model_id: str) -> tuple[float, float] | None:
+        return list_price(PRICES_USD_PER_MTOK, model_id)
 
     def identity_url(self, spec: ModelSpec) -> str:
         return spec.public_url

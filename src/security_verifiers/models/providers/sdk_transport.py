@@ -123,8 +123,10 @@ def completion(
     choices: Sequence[tuple[str, Sequence[tuple[str, str, dict[str, Any]]], str]],
     prompt_tokens: int,
     completion_tokens: int,
+    reasoning_tokens: int | None = None,
 ) -> dict[str, Any]:
-    """A `chat.completion`: choices are (text, [(call id, tool name, arguments)], finish)."""
+    """A `chat.completion`: choices are (text, [(call id, tool name, arguments)], finish).
+    `reasoning_tokens` (part of `completion_tokens`) goes where OpenAI reports it."""
     out = []
     for index, (text, calls, finish) in enumerate(choices):
         message: dict[str, Any] = {"role": "assistant", "content": text or None}
@@ -148,5 +150,10 @@ def completion(
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
             "total_tokens": prompt_tokens + completion_tokens,
+            **(
+                {"completion_tokens_details": {"reasoning_tokens": reasoning_tokens}}
+                if reasoning_tokens is not None
+                else {}
+            ),
         },
     }
