@@ -427,6 +427,16 @@ def models_command(env: Annotated[str, typer.Argument(help="Environment.")] = "e
         typer.echo(f"{section}:")
         for form, note in lines:
             typer.echo(f"  {form}  {note}")
+    typer.echo("What each family accepts (matched by model id; --capability KEY=VALUE overrides):")
+    for provider in providers():
+        for pattern, caps in provider.capability_table():
+            rejects = [n for n in ("temperature", "top_p", "seed") if not getattr(caps, n)]
+            typer.echo(
+                f"  {provider.kind:<10} {caps.family:<20} /{pattern}/  {caps.token_param}"
+                f"{', no ' + '/'.join(rejects) if rejects else ''}"
+                f"{', reasoning_effort' if caps.reasoning_effort else ''}"
+                f"{', reasoning: ' + caps.reasoning if caps.reasons else ''}"
+            )
 
 
 @app.command("serve")

@@ -28,10 +28,9 @@ def merge_columns(
 ) -> dict[str, str]:
     """`base` with `overrides` (field -> column; "" unmaps a field) applied; raises `error`
     for an unknown field or an unmapped text field."""
+    expected = 'an object mapping fields to column names, like {"text": "prompt"}'
     try:
-        mapping = expect_object(
-            "columns", overrides, 'an object mapping fields to column names, like {"text": "prompt"}'
-        )
+        mapping = expect_object("columns", overrides, expected)
     except ValueError as exc:
         raise error(str(exc)) from None
     given = {str(k): str(v) for k, v in mapping.items()}

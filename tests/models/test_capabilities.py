@@ -176,6 +176,9 @@ def test_an_r1_model_is_scored_on_its_answer_not_its_thoughts(rules, tmp_path: P
     _, summary, rows = run_files(tmp_path)
     assert summary["n"] == N
     assert all("<think>" not in r["completion"] and r["parsed"] is not None for r in rows)
+    for row in rows:  # not reported by the server: the thoughts' share of the completion
+        assert row["tokens"]["reasoning_estimated"] is True
+        assert 0.8 * row["tokens"]["output"] < row["tokens"]["reasoning"] < row["tokens"]["output"]
 
 
 def test_an_r1_model_cut_inside_its_thoughts_is_truncated(rules, tmp_path: Path) -> None:

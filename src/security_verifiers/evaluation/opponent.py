@@ -18,7 +18,7 @@ import openai
 from security_verifiers.environments import EnvEntry, baseline_policies, resolve_env
 from security_verifiers.errors import UserError
 from security_verifiers.evaluation.config import EvalConfig
-from security_verifiers.models.clients import build_client, check_endpoint
+from security_verifiers.models.clients import build_client, check_endpoint, request_plan
 from security_verifiers.models.local_server import LocalServerPool
 from security_verifiers.models.providers.registry import serve
 from security_verifiers.models.response_cache import ResponseCache
@@ -56,7 +56,9 @@ async def start_opponent(
     )
     served = serve(spec, servers)  # a llama.cpp or transformers server, when it needs one
     spec = served.spec
+    plan = request_plan(spec, reasoning_budget=config.reasoning_budget)  # what the target accepts
     client = build_client(spec, baselines=baselines, cache=cache, max_retries=config.max_retries,
-                          timeout_s=config.timeout_s, transport=served.transport)  # fmt: skip
+                          timeout_s=config.timeout_s, transport=served.transport,
+                          plan=plan)  # fmt: skip
     await check_endpoint(client, spec)
     return Opponent(spec, client)

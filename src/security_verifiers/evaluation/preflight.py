@@ -3,6 +3,7 @@ that cannot be written fail here, in one line naming the option, instead of afte
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import math
 import os
@@ -56,10 +57,8 @@ def check_writable_dir(path: Path, flag: str) -> None:
         where = "" if existing == path else f" ({existing})"
         raise UserError(f"{flag} {path}: cannot write there{where}: {reason}") from None
     os.close(fd)
-    try:
+    with contextlib.suppress(OSError):
         os.unlink(probe)
-    except OSError:
-        pass
 
 
 def write_failed_message(exc: OSError, saved: int | None, total: int, run_dir: Path | None) -> str:

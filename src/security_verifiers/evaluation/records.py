@@ -139,7 +139,7 @@ def rollout_row(
     timing = output.get("timing") or {}
     if infra_error is not None:  # no answer to score: never aggregated as one
         parsed, parse_error, metrics = None, None, {}
-    return cap_stored_text({
+    record = {
         "example_id": output.get("example_id"),
         "example_key": info.get("id"),
         "scenario": info.get("scenario"),
@@ -157,13 +157,15 @@ def rollout_row(
             "input": int(usage.get("input_tokens") or 0),
             "output": int(usage.get("output_tokens") or 0),
             "reasoning": int(getattr(reasoning, "reasoning_tokens", 0) or 0),
+            **({"reasoning_estimated": True} if getattr(reasoning, "estimated", False) else {}),
         },
         "error": infra_error,
         "error_kind": kind,
         "model_error": model_error,
         "attempt": run_attempt,
         **{name: output.get(name) for name in state_columns},
-    }, state_columns)  # fmt: skip
+    }
+    return cap_stored_text(record, state_columns)
 
 
 def failed_row(row: Mapping[str, Any], exc: BaseException, run_attempt: int) -> dict[str, Any]:

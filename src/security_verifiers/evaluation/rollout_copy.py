@@ -24,6 +24,8 @@ def check_rollout_log(path: Path) -> Path:
     if path.is_dir():
         raise UserError(f"{where}: is a directory; give a file name such as rollouts.jsonl")
     parent = path.parent if str(path.parent) else Path(".")
+    if parent.exists() and not parent.is_dir():
+        raise UserError(f"{where}: {parent} is a file, not a folder")
     if not parent.is_dir():
         raise UserError(f"{where}: the folder {parent} does not exist")
     try:

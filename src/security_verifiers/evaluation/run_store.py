@@ -6,6 +6,7 @@ most the line being written; `load_results` drops such a torn last line.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -43,10 +44,8 @@ def _write_via_temp(path: Path, write: Callable[[IO[str]], None], prefix: str) -
         os.replace(tmp, path)
     except BaseException as exc:
         if tmp is not None:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
         if isinstance(exc, OSError) and (not exc.filename or str(exc.filename) == tmp):
             raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
         raise

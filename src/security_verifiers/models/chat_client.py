@@ -73,7 +73,10 @@ class RolloutUsage:
     calls: int = 0
     reasoning_tokens: int = 0
     reasoning_chars: int = 0
-    """Characters of `<think>` / `reasoning_content` text (when tokens are not reported)."""
+    """Characters of `<think>` / `reasoning_content` text."""
+    estimated: bool = False
+    """Reasoning tokens were not reported: they are the reasoning text's share (by characters)
+    of the completion tokens."""
 
 
 ROLLOUT_USAGE: contextvars.ContextVar[RolloutUsage | None] = contextvars.ContextVar(
@@ -134,6 +137,10 @@ class HarnessChatClient(vf.OpenAIChatCompletionsClient):
         choice = response.choices[0]
         message = getattr(choice, "message", None)
         think = self._split_reasoning(message)
+        if think and not reasoning:  # in the content: its share of the completion tokens
+            reasoning = _estimated_share(getattr(response, "usage", None), think, message)
+            if usage is not None:
+                usage.estimated = True
         if usage is not None:
             usage.calls += 1
             usage.reasoning_tokens += reasoning
@@ -169,6 +176,14 @@ class HarnessChatClient(vf.OpenAIChatCompletionsClient):
         spent = f"{used} completion tokens" if used is not None else "the completion cap"
         of_which = f", {reasoning} of them reasoning" if reasoning else ""
         return f"the reply was cut at {spent}{of_which}{f' ({cap})' if cap else ''}"
+
+
+def _estimated_share(usage: Any, think: str, message: Any) -> int:
+    completion = getattr(usage, "completion_tokens", None)
+    answer = message.content if isinstance(getattr(message, "content", None), str) else ""
+    if not isinstance(completion, int) or not (think or answer):
+        return 0
+    return round(completion * len(think) / (len(think) + len(answer)))
 
 
 def _reasoning_tokens(usage: Any) -> int:
