@@ -255,8 +255,9 @@ class RewardWeights:
         return {name: getattr(self, name) for name in COMPONENTS}
 
     @classmethod
-    def from_mapping(cls, mapping: Mapping[str, float]) -> RewardWeights:
-        """Build from a (possibly partial) mapping; unknown keys raise ValueError."""
+    def from_mapping(cls, mapping: Mapping[str, float] | None) -> RewardWeights:
+        """Build from a (possibly partial) mapping (None: defaults); unknown keys and a
+        non-object (`reward_weights=abc`) raise ValueError."""
         mapping = weights_mapping(mapping, COMPONENTS)
         for key in mapping:
             if key not in COMPONENTS:

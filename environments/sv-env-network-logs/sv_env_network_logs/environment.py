@@ -100,7 +100,7 @@ def load_environment(
 
     parser = JsonClassificationParser(allowed_labels=LABELS)
     payoffs = build_payoffs(cost_matrix, correct_payoff, abstain_payoff, invalid_payoff)
-    weights = RewardWeights.from_mapping(reward_weights or {})
+    weights = RewardWeights.from_mapping(reward_weights)
     env = vf.SingleTurnEnv(
         dataset=train_rows if split != "train" else None,
         eval_dataset=to_rows(items, prompt_style),
