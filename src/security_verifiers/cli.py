@@ -171,6 +171,14 @@ def eval_command(
         int,
         typer.Option(help="Completion tokens reserved for reasoning on top of --max-tokens."),
     ] = DEFAULT_REASONING_BUDGET,
+    truncated: Annotated[
+        str,
+        typer.Option(
+            "--truncated",
+            help="A reply cut by the token cap: 'error' (an error row, left out of the "
+            "metrics) or 'score' (scored as it stands, when a short cap is by design).",
+        ),
+    ] = "error",
     capability: Annotated[
         list[str] | None,
         typer.Option(
@@ -236,6 +244,8 @@ def eval_command(
 
     check_eval_numbers(n, max_concurrent, max_retries, timeout)
     check_reasoning_options(reasoning_effort, reasoning_budget, max_tokens)
+    if truncated not in ("error", "score"):
+        raise UserError(f"--truncated {truncated}: expected error or score")
     names = [m for m in (s.strip() for s in models.split(",")) if m] or default_models(
         api_key_env, base_url, env
     )
@@ -253,6 +263,7 @@ def eval_command(
             reasoning_effort=reasoning_effort,
             reasoning_budget=reasoning_budget,
             capability_overrides=capability or [],
+            truncated=truncated,
             env_args=parse_env_args(env_arg or [], env_args),
             target=target,
             output_root=out or output_dir,

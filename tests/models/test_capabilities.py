@@ -222,3 +222,13 @@ def test_deterministic_errors_are_not_requested_again(rules, tmp_path: Path) -> 
     again = sv_eval(f"ctx-small@{base_url}", tmp_path)
     assert again.returncode == 1 and len(server.bodies) == before
     assert len(list(tmp_path.glob("*/*/"))) == 1
+
+
+def test_truncated_score_keeps_a_cut_reply_as_the_answer(rules, tmp_path: Path) -> None:
+    _, base_url = rules
+    proc = sv_eval(f"gpt-5-mini@{base_url}", tmp_path, "--reasoning-budget", "0",
+                   "--truncated", "score")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    meta, summary, rows = run_files(tmp_path)
+    assert summary["n"] == N and meta["truncated"] == "score"
+    assert all(r["error"] is None and r["reward"] is not None for r in rows)

@@ -29,7 +29,7 @@ def test_hf_names_resolve_to_the_hf_kind(tiny_model_dir: Path) -> None:
 
 def test_sv_eval_runs_a_local_checkpoint(tiny_model_dir: Path, tmp_path: Path) -> None:
     config = EvalConfig(env="e1", models=[f"hf:{tiny_model_dir}"], n=2, max_tokens=6,
-                        output_root=tmp_path, show_progress=False)  # fmt: skip
+                        truncated="score", output_root=tmp_path, show_progress=False)  # fmt: skip
     with open("/dev/null", "w") as sink:
         [run] = asyncio.run(evaluate(config, Console(file=sink)))
     meta = json.loads((run.run_dir / "metadata.json").read_text())

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -28,6 +28,10 @@ class EvalConfig(BaseModel):
         default=DEFAULT_REASONING_BUDGET,
         ge=0,
         description="completion tokens reserved for reasoning on top of max_tokens",
+    )
+    truncated: Literal["error", "score"] = Field(
+        default="error",
+        description="a reply cut by the token cap: an error row, or scored as it stands",
     )
     capability_overrides: list[str] = Field(
         default_factory=list, description="--capability KEY=VALUE (every evaluated model)"

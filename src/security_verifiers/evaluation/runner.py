@@ -423,6 +423,7 @@ def _run_identity(
         "gguf": str(spec.gguf) if spec.gguf else None,
         "sampling_args": dict(sampling),
         "request": plan.describe(sampling),
+        "truncated": config.truncated,
         "reward_config": LoadedEnvInfo.of(env).reward_config,
         "target": LoadedEnvInfo.of(env).target,
         "seed": config.seed,
@@ -524,7 +525,7 @@ async def _run_rollouts(
             f"Resuming {store.dir}: {len(kept)} of {len(inputs)} rollouts already scored{again}"
         )
 
-    vf_client = HarnessChatClient(client, plan)
+    vf_client = HarnessChatClient(client, plan, truncated_is_error=config.truncated == "error")
     if notice := plan.notice(sampling):
         console.print(f"[dim]{spec.name}: {notice}[/dim]")
     with stop_on_write_failure(store, len(inputs)):

@@ -115,9 +115,14 @@ def _context_length_detail(exc: BaseException) -> str:
 class HarnessChatClient(vf.OpenAIChatCompletionsClient):
     """`vf.OpenAIChatCompletionsClient` that turns model failures into `ModelFailure`s."""
 
-    def __init__(self, client: Any, plan: RequestPlan | None = None) -> None:
+    def __init__(
+        self, client: Any, plan: RequestPlan | None = None, *, truncated_is_error: bool = True
+    ) -> None:
         super().__init__(client)
         self.plan = plan
+        self.truncated_is_error = truncated_is_error
+        """False: a reply cut by the cap is scored as it stands (`--truncated score`, for
+        evals whose short cap is part of the design, such as the training proof's)."""
 
     async def get_native_response(self, *args: Any, **kwargs: Any) -> Any:
         try:
@@ -145,7 +150,7 @@ class HarnessChatClient(vf.OpenAIChatCompletionsClient):
             usage.calls += 1
             usage.reasoning_tokens += reasoning
             usage.reasoning_chars += len(think or "")
-        if choice is not None and choice.finish_reason == "length":
+        if self.truncated_is_error and choice.finish_reason == "length":
             raise TruncatedReplyError(self._truncation_text(response, reasoning))
         await super().raise_from_native_response(response)
 

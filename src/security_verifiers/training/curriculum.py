@@ -167,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         model = eval_model_name(checkpoint, args.eval_backend, stages)
         stages.run(f"eval-{name}", [
             *sv, "eval", "e1", "--models", model, "-n", str(count), "--seed", "42",
-            "--max-tokens", "48", "--fresh", "--quiet", "--no-cache", "--output-dir", str(root),
+            "--max-tokens", "48", "--truncated", "score", "--fresh", "--quiet", "--no-cache",
+            "--output-dir", str(root),
             "--env-arg", f"split={split}", "--env-arg", "prompt_style=compact",
         ])  # fmt: skip
         return run_dir(root)

@@ -331,8 +331,8 @@ def main(argv: list[str] | None = None) -> int:
             root = out / "evals" / column / label
             evals[f"eval-{column}-{label}"] = [
                 *sv, "eval", env, "--models", model, "-n", str(count), "--seed", "42",
-                "--max-tokens", str(MAX_TOKENS[env]), "--fresh", "--quiet", "--no-cache",
-                "--output-dir", str(root), *env_arg_flags(columns[column]),
+                "--max-tokens", str(MAX_TOKENS[env]), "--truncated", "score", "--fresh", "--quiet",
+                "--no-cache", "--output-dir", str(root), *env_arg_flags(columns[column]),
             ]  # fmt: skip
             runs.setdefault(column, {})[label] = str(root)
     cpus = args.threads or len(os.sched_getaffinity(0))
