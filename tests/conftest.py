@@ -1,10 +1,19 @@
-"""Shared fixtures: a real OpenAI-compatible server on 127.0.0.1 serving an E1 baseline."""
+"""Shared fixtures: a real OpenAI-compatible server on 127.0.0.1 serving an E1 baseline, and
+`sv` run in this process (`sv_main`), which saves an interpreter start per command."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
-from collections.abc import Iterator
+import runpy
+import signal
+import sys
+import traceback
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,3 +59,113 @@ def heuristic_server() -> Iterator[tuple[str, object]]:
     server = PolicyServer(baseline_policies(resolve_env("e1"))["heuristic"], "local-heuristic")
     with serve_in_thread(server) as base_url:
         yield base_url, server
+
+
+# -- `sv` in this process ---------------------------------------------------------------------
+
+ENDPOINT_VARS = ("OPENAI_API_KEY", "OPENAI_BASE_URL")
+
+
+@dataclass
+class SvResult:
+    """What `subprocess.run(..., capture_output=True, text=True)` of `sv` would give."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_sv_inprocess(
+    args: Sequence[str],
+    read: Callable[[], tuple[str, str]],
+    *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    unset: Sequence[str] = ENDPOINT_VARS,
+    script: Path | None = None,
+) -> SvResult:
+    """`sv ARGS` (or `python SCRIPT ARGS`) run through `security_verifiers.cli.main` in this
+    process, as a fresh process would run it: in `cwd`, with `unset` removed from and `env`
+    added to the environment (./.env loading included), with the exit status of `main`'s
+    SystemExit and, for an uncaught exception, its traceback on stderr and status 1. The
+    environment, working directory, argv, signal handlers and the CLI console are restored
+    afterwards, so nothing leaks into later tests. `read` returns (and resets) what was
+    written to stdout and stderr since it was last called (capfd's readouterr)."""
+    from rich.console import Console
+
+    import security_verifiers.cli as cli
+
+    saved_env, saved_cwd, saved_argv = dict(os.environ), os.getcwd(), sys.argv
+    saved_signals = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    saved_console = cli.console
+    read()  # drop anything written before this command
+    returncode = 0
+    try:
+        for name in unset:
+            os.environ.pop(name, None)
+        os.environ.update(env or {})
+        if cwd is not None:
+            os.chdir(cwd)
+        # as in a fresh process whose stderr is a pipe (the console picks its width at import)
+        cli.console = Console(stderr=True, width=160)
+        sys.argv = [str(script) if script is not None else "sv", *args]
+        try:
+            if script is not None:
+                runpy.run_path(str(script), run_name="__main__")
+            else:
+                cli.main()
+        except SystemExit as exc:
+            if exc.code is None or isinstance(exc.code, int):
+                returncode = exc.code or 0
+            else:
+                print(exc.code, file=sys.stderr)
+                returncode = 1
+        except Exception:
+            traceback.print_exc()
+            returncode = 1
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        cli.console = saved_console
+        sys.argv = saved_argv
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        for sig, handler in saved_signals.items():
+            if handler is not None:
+                signal.signal(sig, handler)
+    stdout, stderr = read()
+    return SvResult(returncode, stdout, stderr)
+
+
+@pytest.fixture
+def sv_main(capfd: pytest.CaptureFixture[str]) -> Callable[..., SvResult]:
+    """`sv_main(*args, cwd=None, env=None, unset=ENDPOINT_VARS, script=None)`: `sv ARGS` run
+    in this process (see `run_sv_inprocess`), its output captured at the file descriptors."""
+
+    def run(*args: str, **options: Any) -> SvResult:
+        return run_sv_inprocess(args, lambda: tuple(capfd.readouterr()), **options)
+
+    return run
+
+
+def run_sv_quietly(*args: str, **options: Any) -> SvResult:
+    """`run_sv_inprocess` without capfd (for fixtures wider than one test): the output is what
+    went through sys.stdout and sys.stderr."""
+    out, err = io.StringIO(), io.StringIO()
+
+    def read() -> tuple[str, str]:
+        texts = out.getvalue(), err.getvalue()
+        for buffer in (out, err):
+            buffer.seek(0)
+            buffer.truncate()
+        return texts
+
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        return run_sv_inprocess(args, read, **options)
+
+
+@pytest.fixture(scope="session")
+def sv_main_quiet() -> Callable[..., SvResult]:
+    """`sv_main` for module- or session-scoped fixtures (see `run_sv_quietly`)."""
+    return run_sv_quietly

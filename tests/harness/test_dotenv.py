@@ -1,11 +1,13 @@
 """`sv` reads ./.env at start: variables not set already are set (an endpoint, an API key);
-values are never printed or stored; SV_NO_DOTENV=1 skips the file."""
+values are never printed or stored; SV_NO_DOTENV=1 skips the file.
+
+`sv eval` runs in this process (`sv_main`: `security_verifiers.cli.main` in the given folder,
+as a fresh `sv` would), and the environment is restored after each command, so what a .env
+set does not reach later commands or tests."""
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,20 +21,22 @@ SECRET = "sk-dotenv-test-0123456789abcdef"
 CLEARED = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "SV_NO_DOTENV", "SV_DOTENV_TEST")
 
 
-def sv_eval(cwd: Path, *args: str, **extra_env: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in CLEARED} | extra_env
-    return subprocess.run(
-        [sys.executable, "-m", "security_verifiers.cli", "eval", "e1", "-n", "3",
-         "--output-dir", "out", "--quiet", *args],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+@pytest.fixture
+def sv_eval(sv_main):
+    """`sv_eval(cwd, *args, **extra_env)`: `sv eval e1 -n 3` run in `cwd`."""
+
+    def run(cwd: Path, *args: str, **extra_env: str):
+        return sv_main("eval", "e1", "-n", "3", "--output-dir", "out", "--quiet", *args,
+                       cwd=cwd, env=extra_env, unset=CLEARED)  # fmt: skip
+
+    return run
 
 
 def every_file_text(folder: Path) -> str:
     return "".join(p.read_text(errors="replace") for p in folder.rglob("*") if p.is_file())
 
 
-def test_dotenv_endpoint_and_key_are_used_and_never_stored(tmp_path: Path) -> None:
+def test_dotenv_endpoint_and_key_are_used_and_never_stored(sv_eval, tmp_path: Path) -> None:
     server = PolicyServer(baseline_policies(resolve_env("e1"))["heuristic"], "m")
     with serve_in_thread(server) as base_url:
         (tmp_path / ".env").write_text(
@@ -47,7 +51,7 @@ def test_dotenv_endpoint_and_key_are_used_and_never_stored(tmp_path: Path) -> No
     assert SECRET not in result.stdout + result.stderr
 
 
-def test_variables_already_set_win_and_sv_no_dotenv_skips_the_file(tmp_path: Path) -> None:
+def test_variables_already_set_win_and_sv_no_dotenv_skips_the_file(sv_eval, tmp_path: Path) -> None:
     server = PolicyServer(baseline_policies(resolve_env("e1"))["heuristic"], "m")
     with serve_in_thread(server) as base_url:
         (tmp_path / ".env").write_text("OPENAI_BASE_URL=http://127.0.0.1:9/v1\n")

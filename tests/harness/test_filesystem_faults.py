@@ -1,22 +1,25 @@
 """Filesystem faults (full disk, read-only or wrong-kind output folders) end an eval in one line
 saying what is saved and how to resume, leave no temporary files, and a rerun resumes.
 
-The faults are simulated inside the `sv` process (a prelude patches the writes before running
-the CLI): the tests run as root, where chmod cannot make a folder read-only, and mounting a
-read-only or full filesystem needs privileges the test machine may not have.
+The faults are simulated around an in-process `sv` run (`sv_main`: `security_verifiers.cli.main`
+in this process; the writes are patched for that one command, then restored): the tests run as
+root, where chmod cannot make a folder read-only, and mounting a read-only or full filesystem
+needs privileges the test machine may not have.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
-import subprocess
-import sys
+import pathlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+import sv_shared.rollout_logging as rollout_logging
 from security_verifiers.environments import baseline_policies, resolve_env
 from security_verifiers.evaluation import run_store
 from security_verifiers.evaluation.run_store import RunStore, write_json_atomic
@@ -24,21 +27,31 @@ from security_verifiers.serving import PolicyServer, serve_in_thread
 
 N = 12
 
-PRELUDE = r"""
-import errno, json, os, sys
-fault = json.loads(os.environ["SV_TEST_FAULT"])
-full = {"on": False}
 
-def no_space():
+def no_space() -> OSError:
     return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-if fault["kind"] == "read-only":
-    root, code = os.path.realpath(fault["dir"]), fault["errno"]
+
+@contextlib.contextmanager
+def simulated(fault: dict | None) -> Iterator[None]:
+    """The writes of the block fail as `fault` says; everything is restored after it."""
+    with pytest.MonkeyPatch.context() as patch:
+        if fault is not None and fault["kind"] == "read-only":
+            read_only(patch, os.path.realpath(fault["dir"]), fault["errno"])
+        if fault is not None and fault["kind"] == "full-after":
+            full_after(patch, fault["lines"])
+        if fault is not None and fault["kind"] == "summary-full":
+            summary_full(patch)
+        yield
+
+
+def read_only(patch: pytest.MonkeyPatch, root: str, code: int) -> None:
+    """Creating or writing anything at or under `root` fails with `code`."""
     real_open, real_mkdir = os.open, os.mkdir
 
-    def under(path):
-        return os.path.realpath(os.fsdecode(path)).startswith(root + os.sep) or (
-            os.path.realpath(os.fsdecode(path)) == root)
+    def under(path) -> bool:
+        real = os.path.realpath(os.fsdecode(path))
+        return real.startswith(root + os.sep) or real == root
 
     def fake_open(path, flags, *args, **kwargs):
         if under(path) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
@@ -50,18 +63,20 @@ if fault["kind"] == "read-only":
             raise OSError(code, os.strerror(code), os.fsdecode(path))
         return real_mkdir(path, *args, **kwargs)
 
-    os.open, os.mkdir = fake_open, fake_mkdir
+    patch.setattr(os, "open", fake_open)
+    patch.setattr(os, "mkdir", fake_mkdir)
 
-if fault["kind"] == "full-after":
-    # the disk fills after `lines` results lines: every later write fails with ENOSPC
-    import sv_shared.rollout_logging as rollout_logging
+
+def full_after(patch: pytest.MonkeyPatch, lines: int) -> None:
+    """The disk fills after `lines` results lines: every later write fails with ENOSPC."""
+    full = {"on": False, "lines": 0}
 
     class FullFile:
         def __init__(self, inner, count):
             self._inner, self._count = inner, count
 
         def write(self, text):
-            if self._count and full["lines"] >= fault["lines"]:
+            if self._count and full["lines"] >= lines:
                 full["on"] = True
             if full["on"]:
                 raise no_space()
@@ -78,7 +93,6 @@ if fault["kind"] == "full-after":
         def __getattr__(self, name):
             return getattr(self._inner, name)
 
-    full["lines"] = 0
     real_init, real_fdopen = rollout_logging.RolloutLogger.__init__, os.fdopen
 
     def init(self, *args, **kwargs):
@@ -88,10 +102,12 @@ if fault["kind"] == "full-after":
     def fdopen(*args, **kwargs):
         return FullFile(real_fdopen(*args, **kwargs), False)
 
-    rollout_logging.RolloutLogger.__init__, os.fdopen = init, fdopen
+    patch.setattr(rollout_logging.RolloutLogger, "__init__", init)
+    patch.setattr(os, "fdopen", fdopen)
 
-if fault["kind"] == "summary-full":
-    import pathlib
+
+def summary_full(patch: pytest.MonkeyPatch) -> None:
+    """Writing summary.json leaves a torn temporary file and fails with ENOSPC."""
     real_write_text = pathlib.Path.write_text
 
     def write_text(self, data, *args, **kwargs):
@@ -100,25 +116,21 @@ if fault["kind"] == "summary-full":
             raise no_space()
         return real_write_text(self, data, *args, **kwargs)
 
-    pathlib.Path.write_text = write_text
-
-from security_verifiers.cli import main
-sys.argv = ["sv", *sys.argv[1:]]
-main()
-"""
+    patch.setattr(pathlib.Path, "write_text", write_text)
 
 
-def sv(fault: dict | None, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
-    if fault is not None:
-        env["SV_TEST_FAULT"] = json.dumps(fault)
-    command = ["-c", PRELUDE] if fault is not None else ["-m", "security_verifiers.cli"]
-    return subprocess.run(
-        [sys.executable, *command, *args], env=env, capture_output=True, text=True, timeout=300
-    )
+@pytest.fixture
+def sv(sv_main):
+    """`sv(fault, *args)`: `sv ARGS` in this process, its writes failing as `fault` says."""
+
+    def run(fault: dict | None, *args: str):
+        with simulated(fault):
+            return sv_main(*args)
+
+    return run
 
 
-def one_line_error(proc: subprocess.CompletedProcess, *needles: str) -> str:
+def one_line_error(proc, *needles: str) -> str:
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
@@ -137,7 +149,7 @@ def eval_args(out: Path, *extra: str) -> tuple[str, ...]:
     return ("eval", "e1", "-m", "heuristic", "-n", str(N), "--output-dir", str(out), *extra)
 
 
-def test_output_dir_that_is_a_file(tmp_path):
+def test_output_dir_that_is_a_file(sv, tmp_path):
     target = tmp_path / "outputs"
     target.write_text("not a folder")
     proc = sv(None, *eval_args(target))
@@ -149,7 +161,7 @@ def test_output_dir_that_is_a_file(tmp_path):
 
 
 @pytest.mark.parametrize("code", [errno.EROFS, errno.EACCES])
-def test_read_only_output_dir_fails_before_loading(tmp_path, code):
+def test_read_only_output_dir_fails_before_loading(sv, tmp_path, code):
     out = tmp_path / "ro"
     out.mkdir()
     fault = {"kind": "read-only", "dir": str(out), "errno": code}
@@ -161,7 +173,7 @@ def test_read_only_output_dir_fails_before_loading(tmp_path, code):
     assert list(out.iterdir()) == []
 
 
-def test_full_disk_mid_run_says_what_is_saved_and_a_rerun_resumes(tmp_path):
+def test_full_disk_mid_run_says_what_is_saved_and_a_rerun_resumes(sv, tmp_path):
     saved = 4
     policy = baseline_policies(resolve_env("e1"))["heuristic"]
     server = PolicyServer(policy, "m", latency_s=0.02)
@@ -191,7 +203,7 @@ def test_full_disk_mid_run_says_what_is_saved_and_a_rerun_resumes(tmp_path):
     assert (run_dir / "summary.json").is_file()
 
 
-def test_full_disk_at_the_summary_resumes_to_write_it(tmp_path):
+def test_full_disk_at_the_summary_resumes_to_write_it(sv, tmp_path):
     proc = sv({"kind": "summary-full"}, *eval_args(tmp_path, "--quiet"))
     [run_dir] = list(tmp_path.glob("*/*/"))
     one_line_error(proc, "summary.json", "No space left on device",

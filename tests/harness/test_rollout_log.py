@@ -1,12 +1,12 @@
 """`sv eval --rollout-log PATH` (and so `scripts/eval_*.py --rollout-log PATH`): an extra JSONL
-copy of every rollout record; results.jsonl in the run directory stays the record."""
+copy of every rollout record; results.jsonl in the run directory stays the record.
+
+The script and `sv` run in this process (`sv_main`: the script through runpy, `sv` through
+`security_verifiers.cli.main`, in the given folder), which saves an interpreter start each."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,23 +20,26 @@ ROOT = Path(__file__).resolve().parents[2]
 N = 4
 
 
-def run(*command: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
-    return subprocess.run(
-        [sys.executable, *command], cwd=cwd, env={**env, "SV_NO_DOTENV": "1"},
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+@pytest.fixture
+def run(sv_main):
+    """`run(*args, cwd=..., script=None)`: `sv ARGS`, or `python SCRIPT ARGS`, run in `cwd`."""
+
+    def call(*args: str, cwd: Path, script: Path | None = None):
+        return sv_main(*args, cwd=cwd, script=script, env={"SV_NO_DOTENV": "1"})
+
+    return call
 
 
 def lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def test_the_script_writes_a_copy_of_every_rollout(tmp_path: Path) -> None:
+def test_the_script_writes_a_copy_of_every_rollout(run, tmp_path: Path) -> None:
     log = tmp_path / "sweep.jsonl"
-    script = str(ROOT / "scripts" / "eval_network_logs.py")
+    script = ROOT / "scripts" / "eval_network_logs.py"
     args = ["--models", "heuristic,always-benign", "-n", str(N), "--quiet"]
-    result = run(script, *args, "--output-dir", "out", "--rollout-log", str(log), cwd=tmp_path)
+    result = run(*args, "--output-dir", "out", "--rollout-log", str(log), cwd=tmp_path,
+                 script=script)  # fmt: skip
     assert result.returncode == 0, result.stderr
     copy = lines(log)
     assert len(copy) == 2 * N
@@ -47,16 +50,17 @@ def test_the_script_writes_a_copy_of_every_rollout(tmp_path: Path) -> None:
         stripped = [{k: v for k, v in r.items() if k not in ("model", "env_id", "run_id")}
                     for r in mine]  # fmt: skip
         assert stripped == lines(run_dir / "results.jsonl")  # the same records, in order
-    again = run(script, *args, "--output-dir", "out", "--rollout-log", str(log), cwd=tmp_path)
+    again = run(*args, "--output-dir", "out", "--rollout-log", str(log), cwd=tmp_path,
+                script=script)  # fmt: skip
     assert again.returncode == 0, again.stderr  # already complete: nothing new is appended
     assert len(lines(log)) == 2 * N
 
 
-def test_a_bad_path_fails_before_any_request(tmp_path: Path) -> None:
+def test_a_bad_path_fails_before_any_request(run, tmp_path: Path) -> None:
     server = PolicyServer(baseline_policies(resolve_env("e1"))["heuristic"], "m")
     with serve_in_thread(server) as base_url:
         result = run(
-            "-m", "security_verifiers.cli", "eval", "e1", "--models", f"m@{base_url}",
+            "eval", "e1", "--models", f"m@{base_url}",
             "-n", str(N), "--output-dir", "out", "--rollout-log", "missing/dir/log.jsonl",
             cwd=tmp_path,
         )  # fmt: skip

@@ -3,15 +3,17 @@
 A rerun of a complete command requests nothing ("already complete"); a run started with other
 code is never resumed into (its rows were scored by other code); the fingerprint holds the
 code and package versions; the same model twice is refused before anything runs.
+
+Each `sv eval` runs in this process (`sv_main`: `security_verifiers.cli.main`, its exit status
+and output), which saves an interpreter start per command.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+import pytest
 
 from security_verifiers.evaluation.provenance import code_version
 from security_verifiers.evaluation.runner import code_changes
@@ -19,20 +21,22 @@ from security_verifiers.evaluation.runner import code_changes
 N = 4
 
 
-def sv_eval(out: Path, *extra: str, models: str = "heuristic") -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
-    return subprocess.run(
-        [sys.executable, "-m", "security_verifiers.cli", "eval", "e1", "--models", models,
-         "-n", str(N), "--output-dir", str(out), "--quiet", *extra],
-        env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+@pytest.fixture
+def sv_eval(sv_main):
+    """`sv_eval(out, *extra, models="heuristic")`: `sv eval e1` of N examples."""
+
+    def run(out: Path, *extra: str, models: str = "heuristic"):
+        return sv_main("eval", "e1", "--models", models, "-n", str(N), "--output-dir", str(out),
+                       "--quiet", *extra)  # fmt: skip
+
+    return run
 
 
 def run_dirs(out: Path) -> list[Path]:
     return sorted(out.glob("*/*/"))
 
 
-def test_rerunning_a_complete_command_requests_nothing(tmp_path: Path) -> None:
+def test_rerunning_a_complete_command_requests_nothing(sv_eval, tmp_path: Path) -> None:
     first = sv_eval(tmp_path)
     assert first.returncode == 0, first.stderr
     [run_dir] = run_dirs(tmp_path)
@@ -50,7 +54,7 @@ def test_rerunning_a_complete_command_requests_nothing(tmp_path: Path) -> None:
     assert len(run_dirs(tmp_path)) == 2
 
 
-def test_a_run_started_with_other_code_is_not_resumed(tmp_path: Path) -> None:
+def test_a_run_started_with_other_code_is_not_resumed(sv_eval, tmp_path: Path) -> None:
     first = sv_eval(tmp_path)
     assert first.returncode == 0, first.stderr
     [old_dir] = run_dirs(tmp_path)
@@ -74,7 +78,7 @@ def test_a_run_started_with_other_code_is_not_resumed(tmp_path: Path) -> None:
     assert (old_dir / "results.jsonl").read_text() == rows[0] + "\n"  # the old run is kept
 
 
-def test_metadata_keeps_every_attempts_code(tmp_path: Path) -> None:
+def test_metadata_keeps_every_attempts_code(sv_eval, tmp_path: Path) -> None:
     first = sv_eval(tmp_path, "--models", "heuristic")
     assert first.returncode == 0
     [run_dir] = run_dirs(tmp_path)
@@ -84,7 +88,7 @@ def test_metadata_keeps_every_attempts_code(tmp_path: Path) -> None:
     assert "git" in attempt and meta["code"]["packages"]["verifiers"]
 
 
-def test_the_same_model_twice_is_refused(tmp_path: Path) -> None:
+def test_the_same_model_twice_is_refused(sv_eval, tmp_path: Path) -> None:
     proc = sv_eval(tmp_path, models="heuristic,heuristic")
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines()[-1] == (

@@ -3,6 +3,10 @@ exit status is 130 and rerunning resumes it — also under `make` and in a backg
 
 verifiers' Environment installs a SIGTERM handler that exits 143 at once; the harness keeps
 its own across loading the environment (`security_verifiers.signals`).
+
+The stopped runs are real processes (signals and exit statuses are the point); the resuming
+rerun runs in this process (`sv_main`: `security_verifiers.cli.main`), which saves an
+interpreter start.
 """
 
 from __future__ import annotations
@@ -66,7 +70,7 @@ def ignore_sigint() -> None:
 
 
 @pytest.mark.parametrize("background", [False, True])
-def test_sigterm_saves_exits_130_and_resumes(tmp_path: Path, background: bool) -> None:
+def test_sigterm_saves_exits_130_and_resumes(sv_main, tmp_path: Path, background: bool) -> None:
     with serve_in_thread(slow_server()) as base_url:
         command = [sys.executable, "-m", "security_verifiers.cli", "eval", "e1",
                    *sv_args(f"slow@{base_url}", tmp_path)]  # fmt: skip
@@ -77,8 +81,8 @@ def test_sigterm_saves_exits_130_and_resumes(tmp_path: Path, background: bool) -
         stderr = stop_part_way(proc, tmp_path, lambda: proc.send_signal(signal.SIGTERM))
         assert proc.returncode == 130, stderr
         check_interrupted(tmp_path, stderr)
-        again = subprocess.run(command, env=clean_env(), capture_output=True, text=True,
-                               timeout=180)  # fmt: skip
+        again = sv_main("eval", "e1", *sv_args(f"slow@{base_url}", tmp_path),
+                        env={"SV_NO_DOTENV": "1"})  # fmt: skip
     assert again.returncode == 0, again.stderr
     [run_dir] = list(tmp_path.glob("*/*/"))  # the same run, resumed
     ids = [json.loads(line)["example_id"] for line in result_lines(tmp_path)]

@@ -1,13 +1,13 @@
 """A huge reply is scored whole but stored cut: results.jsonl keeps STORED_TEXT_CAP_CHARS of it,
-its full length and SHA-256, and the cap is in the run metadata."""
+its full length and SHA-256, and the cap is in the run metadata.
+
+`sv eval` runs in this process (`sv_main`: `security_verifiers.cli.main`), which saves an
+interpreter start."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from security_verifiers.environments import baseline_policies, resolve_env
@@ -18,7 +18,7 @@ N = 4
 PADDING = 3_000_000  # characters before the answer: far past the cap
 
 
-def test_a_multi_megabyte_reply_is_scored_whole_and_stored_cut(tmp_path: Path) -> None:
+def test_a_multi_megabyte_reply_is_scored_whole_and_stored_cut(sv_main, tmp_path: Path) -> None:
     heuristic = baseline_policies(resolve_env("e1"))["heuristic"]
     replies: list[str] = []
 
@@ -27,13 +27,10 @@ def test_a_multi_megabyte_reply_is_scored_whole_and_stored_cut(tmp_path: Path) -
         replies.append(reply)
         return reply
 
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
     with serve_in_thread(PolicyServer(padded, "m")) as base_url:
-        result = subprocess.run(
-            [sys.executable, "-m", "security_verifiers.cli", "eval", "e1", "--models",
-             f"m@{base_url}", "-n", str(N), "--output-dir", str(tmp_path), "--quiet"],
-            env={**env, "SV_NO_DOTENV": "1"}, capture_output=True, text=True, timeout=300,
-        )  # fmt: skip
+        result = sv_main("eval", "e1", "--models", f"m@{base_url}", "-n", str(N),
+                         "--output-dir", str(tmp_path), "--quiet",
+                         env={"SV_NO_DOTENV": "1"})  # fmt: skip
     assert result.returncode == 0, result.stderr
     [run_dir] = list(tmp_path.glob("*/*/"))
     results = run_dir / "results.jsonl"

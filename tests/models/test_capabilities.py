@@ -1,15 +1,14 @@
 """What each model family accepts, and the request bodies that reach a server.
 
 The end-to-end tests run `sv eval` (the real OpenAI client and verifiers' chat client) against
-`RulesServer`, an OpenAI-compatible server on 127.0.0.1 that answers 400 where OpenAI does.
+`RulesServer`, an OpenAI-compatible server on 127.0.0.1 that answers 400 where OpenAI does. The
+command runs in this process (`sv_main`: `security_verifiers.cli.main`, its exit status and
+output), which saves an interpreter start per case.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -96,14 +95,15 @@ def test_describe_is_what_metadata_records() -> None:
 # -- end to end: sv eval against the rules server ---------------------------------------------
 
 
-def sv_eval(model: str, out: Path, *extra: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
-    return subprocess.run(
-        [sys.executable, "-m", "security_verifiers.cli", "eval", "e1", "--models", model,
-         "-n", str(N), "--max-concurrent", "1", "--max-retries", "0", "--output-dir", str(out),
-         *extra],
-        env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+@pytest.fixture
+def sv_eval(sv_main):
+    """`sv_eval(model, out, *extra)`: `sv eval e1` of N examples against `model`."""
+
+    def run(model: str, out: Path, *extra: str):
+        return sv_main("eval", "e1", "--models", model, "-n", str(N), "--max-concurrent", "1",
+                       "--max-retries", "0", "--output-dir", str(out), *extra)  # fmt: skip
+
+    return run
 
 
 def run_files(out: Path) -> tuple[dict, dict, list[dict]]:
@@ -121,7 +121,7 @@ def rules():
         yield server, base_url
 
 
-def test_a_reasoning_model_gets_only_what_it_accepts(rules, tmp_path: Path) -> None:
+def test_a_reasoning_model_gets_only_what_it_accepts(rules, sv_eval, tmp_path: Path) -> None:
     server, base_url = rules
     server.bodies.clear()
     proc = sv_eval(f"gpt-5-mini@{base_url}", tmp_path, "--reasoning-effort", "low")
@@ -141,7 +141,9 @@ def test_a_reasoning_model_gets_only_what_it_accepts(rules, tmp_path: Path) -> N
     assert meta["price_usd_per_mtok"]["source"].startswith("list price as of")
 
 
-def test_reasoning_that_exhausts_the_cap_is_a_truncated_error(rules, tmp_path: Path) -> None:
+def test_reasoning_that_exhausts_the_cap_is_a_truncated_error(
+    rules, sv_eval, tmp_path: Path
+) -> None:
     _, base_url = rules
     proc = sv_eval(f"gpt-5-mini@{base_url}", tmp_path, "--reasoning-budget", "0")
     assert proc.returncode == 1, proc.stderr
@@ -154,7 +156,7 @@ def test_reasoning_that_exhausts_the_cap_is_a_truncated_error(rules, tmp_path: P
     assert meta["status"] == "partial"
 
 
-def test_a_classic_chat_model_keeps_its_sampling(rules, tmp_path: Path) -> None:
+def test_a_classic_chat_model_keeps_its_sampling(rules, sv_eval, tmp_path: Path) -> None:
     server, base_url = rules
     server.bodies.clear()
     proc = sv_eval(f"gpt-4o-mini@{base_url}", tmp_path, "--reasoning-effort", "high")
@@ -166,7 +168,9 @@ def test_a_classic_chat_model_keeps_its_sampling(rules, tmp_path: Path) -> None:
     assert meta["request"]["changes"]["reasoning_effort"].startswith("dropped")
 
 
-def test_an_r1_model_is_scored_on_its_answer_not_its_thoughts(rules, tmp_path: Path) -> None:
+def test_an_r1_model_is_scored_on_its_answer_not_its_thoughts(
+    rules, sv_eval, tmp_path: Path
+) -> None:
     server, base_url = rules
     server.bodies.clear()
     proc = sv_eval(f"DeepSeek-R1-Distill-Qwen-7B@{base_url}", tmp_path)
@@ -181,7 +185,7 @@ def test_an_r1_model_is_scored_on_its_answer_not_its_thoughts(rules, tmp_path: P
         assert 0.8 * row["tokens"]["output"] < row["tokens"]["reasoning"] < row["tokens"]["output"]
 
 
-def test_an_r1_model_cut_inside_its_thoughts_is_truncated(rules, tmp_path: Path) -> None:
+def test_an_r1_model_cut_inside_its_thoughts_is_truncated(rules, sv_eval, tmp_path: Path) -> None:
     _, base_url = rules
     proc = sv_eval(
         f"DeepSeek-R1@{base_url}", tmp_path, "--reasoning-budget", "0", "--max-tokens", "100"
@@ -201,7 +205,7 @@ def test_an_r1_model_cut_inside_its_thoughts_is_truncated(rules, tmp_path: Path)
     ],
 )
 def test_failures_are_error_rows_with_a_fitting_hint(
-    rules, tmp_path: Path, model: str, kind: str, hint: str
+    rules, sv_eval, tmp_path: Path, model: str, kind: str, hint: str
 ) -> None:
     _, base_url = rules
     proc = sv_eval(f"{model}@{base_url}", tmp_path)
@@ -215,7 +219,7 @@ def test_failures_are_error_rows_with_a_fitting_hint(
     assert meta["status"] == "partial"
 
 
-def test_deterministic_errors_are_not_requested_again(rules, tmp_path: Path) -> None:
+def test_deterministic_errors_are_not_requested_again(rules, sv_eval, tmp_path: Path) -> None:
     server, base_url = rules
     assert sv_eval(f"ctx-small@{base_url}", tmp_path).returncode == 1
     before = len(server.bodies)
@@ -224,7 +228,7 @@ def test_deterministic_errors_are_not_requested_again(rules, tmp_path: Path) -> 
     assert len(list(tmp_path.glob("*/*/"))) == 1
 
 
-def test_truncated_score_keeps_a_cut_reply_as_the_answer(rules, tmp_path: Path) -> None:
+def test_truncated_score_keeps_a_cut_reply_as_the_answer(rules, sv_eval, tmp_path: Path) -> None:
     _, base_url = rules
     proc = sv_eval(f"gpt-5-mini@{base_url}", tmp_path, "--reasoning-budget", "0",
                    "--truncated", "score")  # fmt: skip

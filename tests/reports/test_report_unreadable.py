@@ -1,13 +1,13 @@
 """`sv report` leaves out an unreadable run or results line with a warning naming the file and
-line, instead of failing the whole report (or printing a traceback)."""
+line, instead of failing the whole report (or printing a traceback).
+
+`sv` runs in this process (`security_verifiers.cli.main`, its exit status and output), which
+saves an interpreter start per command."""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,23 +18,18 @@ from security_verifiers.reports.runs import MAX_LINE_WARNINGS, load_run, load_ru
 N = 6
 
 
-def sv(*args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
-    return subprocess.run(
-        [sys.executable, "-m", "security_verifiers.cli", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+@pytest.fixture
+def sv(sv_main):
+    """`sv(*args)`: `sv ARGS` in this process (see tests/conftest.py)."""
+    return sv_main
 
 
 @pytest.fixture(scope="module")
-def evals(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def evals(sv_main_quiet, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two finished E1 runs (heuristic, random), made once and copied per test."""
     out = tmp_path_factory.mktemp("evals")
-    proc = sv("eval", "e1", "-m", "heuristic,random", "-n", str(N), "--quiet", "--output-dir",
-              str(out))  # fmt: skip
+    proc = sv_main_quiet("eval", "e1", "-m", "heuristic,random", "-n", str(N), "--quiet",
+                         "--output-dir", str(out))  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     return out
 
@@ -52,7 +47,7 @@ def warnings_of(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith("warning: ")]
 
 
-def test_bad_lines_are_skipped_with_a_warning_naming_file_and_line(runs):
+def test_bad_lines_are_skipped_with_a_warning_naming_file_and_line(sv, runs):
     root, heuristic, _ = runs
     results = heuristic / "results.jsonl"
     lines = results.read_bytes().splitlines()
@@ -72,7 +67,7 @@ def test_bad_lines_are_skipped_with_a_warning_naming_file_and_line(runs):
     assert len(run.rows) == N - 2
 
 
-def test_an_unreadable_run_is_left_out_and_the_others_reported(runs):
+def test_an_unreadable_run_is_left_out_and_the_others_reported(sv, runs):
     root, _, random_ = runs
     (random_ / "metadata.json").write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
     proc = sv("report", str(root), "--output-dir", str(root / "report"))
@@ -85,7 +80,7 @@ def test_an_unreadable_run_is_left_out_and_the_others_reported(runs):
     assert "heuristic" in md and "random" not in md
 
 
-def test_no_readable_run_is_one_error_line(runs):
+def test_no_readable_run_is_one_error_line(sv, runs):
     root, heuristic, random_ = runs
     (heuristic / "summary.json").write_text("{not json")
     (random_ / "summary.json").write_bytes(b"\xff")
