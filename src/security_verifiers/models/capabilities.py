@@ -26,6 +26,7 @@ from typing import Any
 import httpx2
 
 from security_verifiers.errors import UserError
+from security_verifiers.models.transports import with_json_body
 
 TOKEN_PARAMS = ("max_tokens", "max_completion_tokens")
 REASONING_STYLES = ("none", "usage", "think-tags", "field")
@@ -225,13 +226,7 @@ class CapabilityTransport(httpx2.AsyncBaseTransport):
             return await self._inner.handle_async_request(request)
         if not isinstance(body, dict):
             return await self._inner.handle_async_request(request)
-        content = json.dumps(self._plan.apply(body)).encode()
-        headers = {k: v for k, v in request.headers.items() if k.lower() != "content-length"}
-        headers["content-length"] = str(len(content))
-        rewritten = httpx2.Request(
-            request.method, request.url, headers=headers, content=content,
-            extensions=request.extensions,
-        )  # fmt: skip
+        rewritten = with_json_body(request, self._plan.apply(body))
         return await self._inner.handle_async_request(rewritten)
 
     async def aclose(self) -> None:

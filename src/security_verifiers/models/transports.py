@@ -20,6 +20,17 @@ from security_verifiers.models.openai_protocol import (
 from security_verifiers.models.response_cache import ResponseCache
 
 
+def with_json_body(request: httpx2.Request, body: object) -> httpx2.Request:
+    """`request` with its body replaced by `body` as JSON (content-length updated)."""
+    content = json.dumps(body).encode()
+    headers = {k: v for k, v in request.headers.items() if k.lower() != "content-length"}
+    headers["content-length"] = str(len(content))
+    return httpx2.Request(
+        request.method, request.url, headers=headers, content=content,
+        extensions=request.extensions,
+    )  # fmt: skip
+
+
 class PolicyTransport(httpx2.AsyncBaseTransport):
     """Answers OpenAI chat-completions requests in-process with a `ChatPolicy`."""
 
@@ -99,11 +110,4 @@ class LlamaCppCompatTransport(httpx2.AsyncBaseTransport):
         if "max_completion_tokens" in body:
             limit = body.pop("max_completion_tokens")
             body.setdefault("max_tokens", limit)
-        content = json.dumps(body).encode()
-        headers = {k: v for k, v in request.headers.items() if k.lower() != "content-length"}
-        headers["content-length"] = str(len(content))
-        rewritten = httpx2.Request(
-            request.method, request.url, headers=headers, content=content,
-            extensions=request.extensions,
-        )  # fmt: skip
-        return await self._inner.handle_async_request(rewritten)
+        return await self._inner.handle_async_request(with_json_body(request, body))
