@@ -10,7 +10,11 @@ limit really applies and nothing of root's (`~/.ssh`, keys) is readable.
 
 `run_sandboxed_group` runs several such sandboxes at once that share only the scratch
 directory (and the private uid) and talk over descriptors passed in, e.g. E3's test process
-and the untrusted code it tests, each unable to see the other's files or processes.
+and the untrusted code it tests, each unable to see the other's files or processes. With
+`private_homes=True` each sandbox also gets its own writable home at `/tmp` (its working
+directory, HOME and TMPDIR) that no other sandbox can see, and the shared directory becomes
+traverse-only (run as root: owned by root, mode 0333): a sandbox can create and use entries
+whose names it knows, but cannot list it to discover what another sandbox created there.
 
 Requires the `bwrap` binary (Debian/Ubuntu: `apt-get install bubblewrap`).
 """
@@ -113,11 +117,11 @@ def _mounts(readonly: Sequence[ReadOnly]) -> list[str]:
     return args
 
 
-def _environment(extra: Mapping[str, str]) -> list[str]:
+def _environment(extra: Mapping[str, str], home: str | None = None) -> list[str]:
     base = {
         "PATH": DEFAULT_PATH,
-        "HOME": INSIDE,
-        "TMPDIR": f"{INSIDE}/.tmp",
+        "HOME": home or INSIDE,
+        "TMPDIR": home or f"{INSIDE}/.tmp",
         "LANG": "C.UTF-8",
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONHASHSEED": "0",
@@ -243,6 +247,7 @@ def run_sandboxed_group(
     env: Mapping[str, str] | None = None,
     grace_s: float = 2.0,
     on_start: Callable[[], None] | None = None,
+    private_homes: bool = False,
 ) -> list[SandboxResult]:
     """Run several commands at once, each in its own sandbox (own PID, network, IPC and
     mount namespaces; it sees only its own `readonly` mounts), sharing only `scratch` and,
@@ -253,12 +258,14 @@ def run_sandboxed_group(
     groups are killed. Every other limit applies to each command. One result per command,
     in order; the stdin of commands after the first must fit a pipe buffer. `on_start` runs
     once every command has started (e.g. to close the caller's copies of passed sockets).
+    `private_homes`: see the module docstring.
     """
     if not commands:
         raise ValueError("no command to run")
     bwrap = bwrap_path()
     scratch = Path(scratch).resolve()
-    (scratch / ".tmp").mkdir(exist_ok=True)
+    if not private_homes:
+        (scratch / ".tmp").mkdir(exist_ok=True)
     as_root = os.geteuid() == 0
     if as_root:
         uid = secrets.randbelow(UID_RANGE[1] - UID_RANGE[0]) + UID_RANGE[0]
@@ -268,10 +275,21 @@ def run_sandboxed_group(
         uid = os.getuid()
         nproc = _own_process_count() + limits.processes
     with tempfile.TemporaryDirectory(prefix="sv-sbx-io-") as io_dir:
+        homes: list[Path | None] = [None] * len(commands)
+        if private_homes:
+            homes = [Path(io_dir, f"home{n}") for n in range(len(commands))]
+            for home in homes:
+                home.mkdir(mode=0o700)
+                os.chown(home, uid, uid)
+            if as_root:
+                os.chown(scratch, 0, 0)
+            os.chmod(scratch, 0o333)
         running = []
         try:
             for n, command in reversed(list(enumerate(commands))):
-                cmd = _bwrap_command(bwrap, command, scratch, env or {}, uid if as_root else None)
+                cmd = _bwrap_command(
+                    bwrap, command, scratch, env or {}, uid if as_root else None, homes[n]
+                )
                 running.append(_Running.start(cmd, command, Path(io_dir, str(n)), limits, nproc))
             running.reverse()
             for other, command in zip(running[1:], commands[1:], strict=True):
@@ -296,10 +314,21 @@ def run_sandboxed_group(
 
 
 def _bwrap_command(
-    bwrap: str, command: SandboxCommand, scratch: Path, env: Mapping[str, str], uid: int | None
+    bwrap: str,
+    command: SandboxCommand,
+    scratch: Path,
+    env: Mapping[str, str],
+    uid: int | None,
+    home: Path | None = None,
 ) -> list[str]:
     """The bwrap command line for `command`; `uid` is the private uid (run as root) or None
-    (run as a user: a user namespace)."""
+    (run as a user: a user namespace); `home` a private directory bound at /tmp."""
+    if home is not None:
+        tmp = ["--bind", str(home), "/tmp"]
+        workdir, home_inside = "/tmp", "/tmp"
+    else:
+        tmp = ["--symlink", f"{INSIDE}/.tmp", "/tmp"]
+        workdir, home_inside = INSIDE, None
     cmd = [
         bwrap,
         "--unshare-net",
@@ -315,15 +344,13 @@ def _bwrap_command(
         "/proc",
         "--dev",
         "/dev",
-        "--symlink",
-        f"{INSIDE}/.tmp",
-        "/tmp",
+        *tmp,
         "--bind",
         str(scratch),
         INSIDE,
         "--chdir",
-        INSIDE,
-        *_environment(env),
+        workdir,
+        *_environment(env, home_inside),
         "--remount-ro",
         "/",
     ]

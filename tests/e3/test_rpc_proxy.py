@@ -162,7 +162,10 @@ def test_objects_stay_remote_and_keep_identity_and_behaviour():
         assert box is mod.shared() and box is mod.SHARED
         assert type(box).__name__ == "Remote" and not isinstance(box, list)
         box.add(mod.Item("tea", 2)).add(mod.Item("mug", 1))
-        assert len(box) == 2 and bool(box) and "tea" in box and "cup" not in box
+        assert len(box) == 2 and bool(box)
+        # membership iterates and compares here (by value): the Box's own __contains__,
+        # which matches names, never decides
+        assert mod.Item("tea", 2) in box and "tea" not in box
         assert box[0] == mod.Item("tea", 2) and box[0] != mod.Item("tea", 3)
         assert [i.name for i in box] == ["tea", "mug"]
         assert box[1].qty == 1 and repr(box[0]) == "Item(name='tea', qty=2)"
@@ -170,18 +173,19 @@ def test_objects_stay_remote_and_keep_identity_and_behaviour():
             assert same is box
         mod.LIMIT = 11
         assert mod.LIMIT == 11
-        assert isinstance(box, mod.Box) and not isinstance(box, mod.Item)
+        with pytest.raises(TypeError):
+            isinstance(box, mod.Box)  # candidate classes decide no isinstance check
         assert callable(mod.echo) and not callable(box)
         with pytest.raises(TypeError):
             hash(box[0])  # a dataclass with eq=True is unhashable, here too
 
 
-def test_isinstance_of_shared_stdlib_classes_uses_the_local_class():
+def test_class_claims_of_candidate_objects_are_not_believed():
     with connected() as mod:
         ctx = mod.context()
-        assert isinstance(ctx, ssl.SSLContext) and ctx.__class__ is ssl.SSLContext
+        assert not isinstance(ctx, ssl.SSLContext) and ctx.__class__ is type(ctx)
         assert ctx.verify_mode == ssl.CERT_REQUIRED and ctx.check_hostname is True
-        assert isinstance(mod.stream(), io.StringIO) and mod.stream().read() == "hello"
+        assert not isinstance(mod.stream(), io.StringIO) and mod.stream().read() == "hello"
 
 
 def test_exceptions_reraise_as_builtin_or_mirrored_classes():

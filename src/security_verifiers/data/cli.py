@@ -163,11 +163,27 @@ def _inspect(action: Callable[[Path], T], build: Path) -> T:
 def validate_command(
     path: Annotated[str, typer.Argument(help="Built dataset directory (or a name with --env).")],
     env: Annotated[str | None, typer.Option(help="Environment, to look a name up.")] = None,
+    recheck: Annotated[
+        bool,
+        typer.Option(
+            "--recheck",
+            help="Also re-run the environment's own verification of every row (E3: the "
+            "sandboxed item validation; slow).",
+        ),
+    ] = False,
 ) -> None:
     """Re-check schema, hashes, counts, ids, grouping and contamination of a built dataset."""
+    from functools import partial
+
     from security_verifiers.data.inspect_build import validate_build
 
-    check = _inspect(validate_build, _build_path(path, env))
+    def progress(done: int, total: int) -> None:
+        if done == total or done % 10 == 0:
+            print(f"re-checked {done}/{total} rows", file=sys.stderr, flush=True)
+
+    check = _inspect(
+        partial(validate_build, recheck=recheck, progress=progress), _build_path(path, env)
+    )
     n = sum(len(rows) for rows in check.rows.values())
     if check.ok:
         console.print(f"[green]valid[/green]: {check.build} ({n} rows, no contamination)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,12 +54,29 @@ def _adapter(build: Path, adapter: DataAdapter | None) -> tuple[DataAdapter, dic
     return adapter, read_metadata(build)
 
 
-def validate_build(build: Path, adapter: DataAdapter | None = None) -> BuildCheck:
+def validate_build(
+    build: Path,
+    adapter: DataAdapter | None = None,
+    *,
+    recheck: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> BuildCheck:
     """Schema, hashes, counts, unique ids, disjoint groups and contamination of a build
-    (the adapter defaults to the one of the environment named in its metadata)."""
+    (the adapter defaults to the one of the environment named in its metadata); with
+    `recheck`, also the environment's own verification of every row (`DataAdapter.recheck`)."""
     adapter, metadata = _adapter(build, adapter)
     check = BuildCheck(build=build)
     _read_splits(build, adapter, check, metadata)
+    if recheck:
+        if adapter.recheck is None:
+            check.problems.append(f"{adapter.env_id} has no row re-check (--recheck)")
+        else:
+            everything = [(name, row) for name, rows in check.rows.items() for row in rows]
+            for done, (name, row) in enumerate(everything, 1):
+                row_id = adapter.to_json(row).get("id")
+                check.problems += [f"{name}/{row_id}: {p}" for p in adapter.recheck(row)]
+                if progress is not None:
+                    progress(done, len(everything))
     seen: dict[str, str] = {}
     for name, rows in check.rows.items():
         for row in rows:

@@ -130,6 +130,10 @@ class DataAdapter:
     synth: SynthRecipe | None = None
     labels: Sequence[str] = ()
     """The label vocabulary, when fixed (used for label-balance reports)."""
+    recheck: Callable[[Any], list[str]] | None = None
+    """Re-run the environment's own verification of one built row (e.g. E3's sandboxed
+    validation); the problems found, empty when the row still holds (`sv data validate
+    --recheck`)."""
 
     def schema(self) -> TypeAdapter[Any]:
         return TypeAdapter(self.row_type)
