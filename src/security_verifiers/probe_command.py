@@ -19,11 +19,19 @@ import typer
 from security_verifiers.environments import ENVIRONMENTS, EnvEntry, resolve_env
 from security_verifiers.errors import UserError
 from sv_shared.probes import ProbeReport, ProbeSuite, run_probes
+from sv_shared.spec import load_hook
 
 
-def load_suite(entry: EnvEntry) -> ProbeSuite:
-    """The environment's probe suite (`EnvSpec.probe_suite`); a clear error when it ships none."""
+def load_suite(entry: EnvEntry, name: str | None = None) -> ProbeSuite:
+    """The environment's probe suite (`EnvSpec.probe_suite`, or the one of
+    `EnvSpec.more_probe_suites` called `name`); a clear error when there is none."""
     entry.module()  # a clear error when the environment is not installed
+    if name is not None:
+        ref = entry.spec.more_probe_suites.get(name)
+        if ref is None:
+            known = ", ".join(sorted(entry.spec.more_probe_suites)) or "none"
+            raise UserError(f"--suite: {entry.key} has no probe suite {name!r} (known: {known})")
+        return load_hook(ref)()
     factory = entry.hook("probe_suite")
     if factory is None:
         raise UserError(f"{entry.key} ({entry.env_id}) ships no probe suite yet")
@@ -63,6 +71,12 @@ def probe(
         Path | None, typer.Option("--output", "-o", help="Write the reports as JSON here.")
     ] = None,
     quiet: Annotated[bool, typer.Option(help="No progress lines on stderr.")] = False,
+    suite_name: Annotated[
+        str | None,
+        typer.Option(
+            "--suite", help="Run the environment's named extra suite (e.g. e3 --suite detect)."
+        ),
+    ] = None,
 ) -> None:
     """Score adversarial policies with an environment's own reward; exit 1 if a hack pays."""
     if n is not None and n < 1:
@@ -71,8 +85,10 @@ def probe(
     if not entries:
         raise UserError("no installed environment ships a probe suite")
     reports: list[ProbeReport] = []
+    if suite_name is not None and len(entries) != 1:
+        raise UserError("--suite names one environment's suite: give exactly one environment")
     for entry in entries:
-        suite = load_suite(entry)
+        suite = load_suite(entry, suite_name)
         try:
             report = run_probes(
                 suite,

@@ -129,6 +129,8 @@ class EnvSpec:
     baseline_policies: str | None = ""
     data_adapter: str | None = ""
     probe_suite: str | None = None
+    more_probe_suites: Mapping[str, str] = field(default_factory=dict)
+    """Further probe suites by name (e.g. a second task's), run with `sv probe eN --suite`."""
     reward_weights: str | None = None
     """Hook to the frozen dataclass of the default reward component weights."""
 

@@ -191,15 +191,18 @@ def test_components_per_case():
     wrong_cwe = detection_components(p(answer(True, "CWE-78", 0.9)).answer, True, "CWE-89")
     assert wrong_cwe["decision"] == 1.0 and wrong_cwe["cwe"] == 0.0
     tn = detection_components(p(answer(False, None, 0.8)).answer, False, None)
-    assert tn["decision"] == 1.0 and tn["cwe"] == 0.0 and tn["calibration"] == pytest.approx(0.96)
+    assert tn["decision"] == 1.0 and tn["cwe"] == 1.0 and tn["calibration"] == pytest.approx(0.96)
     fp = detection_components(p(answer(True, "CWE-89", 0.8)).answer, False, None)
-    assert fp["decision"] == -1.0 and fp["cwe"] == 0.0 and fp["calibration"] == pytest.approx(0.36)
+    assert fp["decision"] == -1.0 and fp["cwe"] == -1.0 and fp["calibration"] == pytest.approx(0.36)
     fn = detection_components(p(answer(False, "CWE-89", 0.8)).answer, True, "CWE-89")
-    assert fn["decision"] == -1.0 and fn["cwe"] == 0.0  # no CWE credit without the verdict
+    assert fn["decision"] == -1.0 and fn["cwe"] == -1.0  # a wrong verdict loses the CWE part
     unknown = detection_components(p(answer(True, None, 0.8)).answer, True, None)
-    assert unknown["decision"] == 1.0 and unknown["cwe"] == 0.0
+    assert unknown["decision"] == 1.0 and unknown["cwe"] == 1.0  # the label names no CWE
+    named_on_safe = detection_components(p(answer(False, "CWE-89", 0.8)).answer, False, None)
+    assert named_on_safe["decision"] == 1.0 and named_on_safe["cwe"] == 0.0
     invalid = detection_components(None, True, "CWE-89")
     assert invalid["decision"] == -1.0 and invalid["format"] == 0.0 and invalid["invalid"] == 1.0
+    assert invalid["cwe"] == -1.0
     assert set(COMPONENTS) <= set(invalid)
 
 
@@ -270,7 +273,7 @@ def test_adversarial_policies_score_below_an_honest_oracle():
     assert scores["always-vulnerable-right-cwe"] < 0.5 * honest
     # format failures are worse than any valid constant answer
     for bad in ("missing-confidence", "missing-verdict", "confidence-string", "two-answers"):
-        assert scores[bad] == pytest.approx(-1.0)
+        assert scores[bad] == pytest.approx(-W.decision - W.cwe)
         assert scores[bad] < scores["always-safe"]
 
 
@@ -527,11 +530,11 @@ def test_build_env_and_score_through_the_rubric(sven_dir):
     gold_cwe = info["cwe"]
     assert score(answer(True, gold_cwe, 1.0), info) == pytest.approx(1 + 0.5 + 0.2 + 0.1)
     assert score(answer(True, "CWE-1", 1.0), info) == pytest.approx(1 + 0.2 + 0.1)
-    assert score(answer(False, None, 1.0), info) == pytest.approx(-1 + 0.1)
-    assert score("no idea", info) == pytest.approx(-1)
+    assert score(answer(False, None, 1.0), info) == pytest.approx(-1 - 0.5 + 0.1)
+    assert score("no idea", info) == pytest.approx(-1 - 0.5)
     fixed_info = rows[1]["info"]
     assert fixed_info["vulnerable"] is False
-    assert score(answer(False, None, 0.5), fixed_info) == pytest.approx(1 + 0.2 * 0.75 + 0.1)
+    assert score(answer(False, None, 0.5), fixed_info) == pytest.approx(1 + 0.5 + 0.2 * 0.75 + 0.1)
     assert funcs["correct"][0](completion=[{"role": "assistant", "content": answer(True)}],
                                info=info) == 1.0  # fmt: skip
     assert env.sv_metrics([{"gold": rows[0]["answer"], "parsed": None}])["invalid_rate"] == 1.0

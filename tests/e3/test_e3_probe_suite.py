@@ -3,6 +3,7 @@ the reference earns (nearly) the maximum, through the real scoring path."""
 
 from __future__ import annotations
 
+from sv_env_code_vulnerability.dataset import load_items
 from sv_env_code_vulnerability.probes import probe_suite
 from sv_shared.probes import run_probes
 
@@ -23,4 +24,4 @@ def test_probe_suite_holds_on_four_episodes():
 def test_episodes_are_deterministic_and_cover_every_item():
     suite = probe_suite()
     assert [e["id"] for e in suite.episodes(5, 3)] == [e["id"] for e in suite.episodes(5, 3)]
-    assert len({e["id"] for e in suite.episodes(None, 0)}) == 37
+    assert len({e["id"] for e in suite.episodes(None, 0)}) == len(load_items("all"))

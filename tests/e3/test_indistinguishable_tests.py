@@ -12,7 +12,7 @@ from sv_env_code_vulnerability.dataset import load_items
 from sv_env_code_vulnerability.execution import run_tests
 from sv_env_code_vulnerability.testgen import test_names as names_of_tests
 
-MODULE = '''
+MODULE = """
 import os
 from dataclasses import dataclass
 
@@ -91,9 +91,9 @@ def cwd():
 def home_has(name):
     return os.path.exists(os.path.join("/tmp", name))
 
-'''
+"""
 
-TESTS = '''
+TESTS = """
 import os
 import pathlib
 
@@ -152,7 +152,7 @@ def test_candidate_works_in_the_tests_directory():
 def test_homes_are_private():
     pathlib.Path("/tmp/test-side-marker").write_text("x")
     assert not home_has("test-side-marker")
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -186,8 +186,6 @@ def test_security_and_lookalike_tests_have_one_shape():
             continue
         tree = ast.parse(item.security_tests)
         tests = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
-        shapes = {
-            sum(isinstance(s, ast.Try) for s in ast.walk(t)) for t in tests
-        }  # cases per test
+        shapes = {sum(isinstance(s, ast.Try) for s in ast.walk(t)) for t in tests}  # cases per test
         assert len(shapes) == 1, (item.id, shapes)
         assert all(t.name.startswith("test_case_") for t in tests)
