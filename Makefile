@@ -11,6 +11,10 @@ N ?= 32
 INCLUDE_TOOLS ?= false
 SEMGREP_VERSION ?= 1.182.0
 CODESHIELD_VERSION ?= 1.0.1
+# E3 external pytest suites (suites.py): pytest and what the suites' tasks import, in a tool
+# venv whose site-packages both sandboxes mount read-only
+E3_SUITE_PACKAGES ?= pytest==9.2.0 pycryptodome==4.4.0 argon2-cffi==25.1.0 PyJWT==2.15.1 \
+	lxml==6.1.3 PyYAML==6.0.4 wrapt_timeout_decorator==1.5.1
 SEED ?= 42
 E ?= network-logs
 ARGS ?=
@@ -46,6 +50,8 @@ setup: $(PY)
 	.tools/semgrep/bin/pip install --quiet "semgrep==$(SEMGREP_VERSION)"
 	@# CyberSecEval's insecure-code detector rules (E3); its other dependencies are not needed
 	.tools/semgrep/bin/pip install --quiet --no-deps "codeshield==$(CODESHIELD_VERSION)"
+	test -x .tools/e3-suites/bin/python || $(PYTHON) -m venv .tools/e3-suites
+	.tools/e3-suites/bin/pip install --quiet $(E3_SUITE_PACKAGES)
 	$(MAKE) sandbox-tools
 
 # llama-cpp-python for this CPU's AVX-512 (setup picks it where the CPU has the flags below).
