@@ -4,14 +4,13 @@ with targeted findings it behaves as before. Pure: RepairFacts built by hand, no
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sv_env_code_vulnerability.dataset import load_items
 from sv_env_code_vulnerability.reward import (
     COMPONENTS,
     SCANNER_SHARE,
@@ -24,10 +23,6 @@ from sv_env_code_vulnerability.run_metrics import summarize_rows
 
 W = RepairWeights()
 TOP = sum(getattr(W, name) for name in COMPONENTS)
-ITEMS = (
-    Path(__file__).resolve().parents[2]
-    / "environments/sv-env-code-vulnerability/sv_env_code_vulnerability/data/items.jsonl"
-)
 
 # the reference fix of an item whose module the scanners do not flag (targeted_total = 0)
 REFERENCE = RepairFacts(
@@ -47,7 +42,7 @@ def without_scanner(f: RepairFacts, w: RepairWeights = W) -> float:
 
 
 def test_shipped_items_without_targeted_findings_exist():
-    rows = [json.loads(line) for line in ITEMS.read_text(encoding="utf-8").splitlines()]
+    rows = [item.to_json() for item in load_items("all")]
     assert sum(not r["targeted_findings"] for r in rows) > 0  # 15 of 37 when issue 48 was filed
 
 
