@@ -17,6 +17,7 @@ from security_verifiers.data.synth import judge_candidate
 from sv_env_code_vulnerability import data_adapter, load_environment
 from sv_env_code_vulnerability.data_pipeline import extract_module, synth_seeds
 from sv_env_code_vulnerability.dataset import DATA_FILE, load_items
+from sv_env_code_vulnerability.library import all_seeds
 from sv_shared.data import DataAdapter, Rejected, SourceRequest, SynthSeed
 from sv_shared.data.store import file_sha256
 
@@ -84,7 +85,7 @@ def test_build_from_shipped_items(built: Path, adapter: DataAdapter) -> None:
     assert {"generator", "verifier", "library_sha256", "scanner_bandit"} <= set(
         metadata["versions"]
     )
-    assert metadata["counts"] == {"total": 37, **{k: len(v) for k, v in splits.items()}}
+    assert metadata["counts"] == {"total": distinct, **{k: len(v) for k, v in splits.items()}}
     assert all(metadata["splits"][k]["sha256"].startswith("sha256:") for k in splits)
     for name in splits:  # the split field follows the file the row is in
         rows = [json.loads(line) for line in (built / f"{name}.jsonl").open()]
@@ -113,7 +114,7 @@ def test_sources_reject_unknown_options_and_bad_lines(adapter: DataAdapter, tmp_
 def test_generated_source_validates_in_the_sandbox(adapter: DataAdapter) -> None:
     data = adapter.sources["generated"](SourceRequest(options={"seeds": SEED_ID}))
     assert [row.id for row in data.rows] == [SEED_ID] and not data.rejected
-    assert data.rows[0].fail_to_pass and data.revision.startswith("mutation-v1+library-")
+    assert data.rows[0].fail_to_pass and data.revision.startswith("mutation-v2+library-")
 
 
 # ------------------------------------------------------------------------------- loading
@@ -149,13 +150,14 @@ def test_bad_dataset_references_are_clear_errors(built: Path, tmp_path, monkeypa
 def test_default_loading_is_unchanged() -> None:
     env = load_environment()
     assert env.sv_dataset_info["source"] == "builtin"
-    assert env.sv_dataset_info["n"] == len(load_items("test")) == 17
+    assert env.sv_dataset_info["n"] == len(load_items("test")) == 108
 
 
 # ----------------------------------------------------------------------------- synthesis
 def test_templates_come_from_the_seed_library(template: SynthSeed, secure: str) -> None:
     templates = synth_seeds(42)
-    assert len(templates) == 37 and len({t.id for t in templates}) == 37
+    n_seeds = len(all_seeds())
+    assert len(templates) == n_seeds and len({t.id for t in templates}) == n_seeds
     prompt = template.messages[1]["content"]
     assert secure in prompt and "```diff" in prompt
     assert template.target["cwe"] == "CWE-89" and template.target["demo_seed"] != SEED_ID
@@ -193,7 +195,7 @@ def test_verified_candidate_is_accepted_with_the_cwe(adapter, template, secure) 
     assert stage == "accepted", reason
     assert adapter.facets(row).label == "CWE-89" and adapter.facets(row).group == SEED_ID
     assert row.vulnerable == candidate and row.fail_to_pass
-    assert all(t.startswith("test_accounts_security.py::") for t in row.fail_to_pass)
+    assert all(t.startswith("test_accounts_cases.py::") for t in row.fail_to_pass)
     assert "+        (email.strip().lower(),)," in row.reference_diff
     assert {"bandit:B608", "semgrep:cursor-execute-sqli"} <= set(row.targeted_findings)
     assert row.provenance["template"] == SEED_ID and row.provenance["candidate_id"]
@@ -203,7 +205,8 @@ def test_verified_candidate_is_accepted_with_the_cwe(adapter, template, secure) 
 def test_unverifiable_candidates_are_rejected_at_verify(adapter, template, secure) -> None:
     unchanged = _judge(adapter, template, secure)
     assert unchanged[1:] == ("verify", "the candidate is the secure module unchanged")
-    hard_coded = FAKE_GUARD.replace('"\'" in email', 'email == "x\' OR 1=1 --"')
+    drawn = next(i for i in load_items("all") if i.id == SEED_ID).attack_payloads[0]
+    hard_coded = FAKE_GUARD.replace('"\'" in email', f"email == {drawn}")
     payload = secure.replace(DOCSTRING, hard_coded)
     assert "hard-codes a test payload" in _judge(adapter, template, payload)[2]
     broken = secure.replace(PARAMETERISED, PERCENT_FORMATTED.replace("'%s'", "'%s' AND 0"))

@@ -185,7 +185,16 @@ def test_security_and_lookalike_tests_have_one_shape():
         if not item.lookalike_inputs:
             continue
         tree = ast.parse(item.security_tests)
-        tests = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
-        shapes = {sum(isinstance(s, ast.Try) for s in ast.walk(t)) for t in tests}  # cases per test
+        tests = [
+            n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test")
+        ]
+        cases = [
+            sum(
+                isinstance(c, ast.Call) and getattr(c.func, "id", "") == "_case_dir"
+                for c in ast.walk(t)
+            )
+            for t in tests
+        ]
+        shapes = set(cases)  # cases per test
         assert len(shapes) == 1, (item.id, shapes)
         assert all(t.name.startswith("test_case_") for t in tests)

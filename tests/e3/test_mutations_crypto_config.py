@@ -421,11 +421,11 @@ def my_seeds():
     return [s for s in all_seeds() if s.cwe in MY_CWES]
 
 
-def test_every_cwe_has_two_seeds() -> None:
+def test_every_cwe_has_three_seeds() -> None:
     counts: dict[str, int] = {}
     for seed in my_seeds():
         counts[seed.cwe] = counts.get(seed.cwe, 0) + 1
-    assert counts == dict.fromkeys(MY_CWES, 2)
+    assert counts == dict.fromkeys(MY_CWES, 3)
 
 
 @pytest.mark.parametrize("seed", my_seeds(), ids=lambda s: s.seed_id)
@@ -440,5 +440,5 @@ def test_seed_builds_with_a_small_fix(seed) -> None:
         if line[:1] in "+-" and not line.startswith(("+++", "---"))
     ]
     assert 1 <= len(changed) <= 6
-    assert 20 <= len(item.secure.splitlines()) <= 60
+    assert 20 <= len(item.secure.splitlines()) <= 90  # small, realistic modules
     assert f"\nfrom {seed.module} import " in "\n" + item.functional_tests

@@ -49,8 +49,10 @@ with open('seen-by-candidate.json', 'w') as _sv_fh:
 )
 SEEN_CHECK = {
     "test_zz_seen.py": (
-        "import json\nimport os\n\n\ndef test_the_candidate_saw_no_test_file():\n"
-        "    seen = json.load(open('seen-by-candidate.json'))\n"
+        "import json\nimport os\n\nfrom accounts import open_directory\n\n\n"
+        "def test_the_candidate_saw_no_test_file():\n"
+        "    open_directory()  # the candidate worker imports the module: the hunt runs\n"
+        "    seen = json.load(open('seen-by-candidate.json'))  # in this test's directory\n"
         "    ours = set(os.listdir('/tests'))\n"
         "    assert len(ours) == 3 and seen  # the hunt ran and found other files\n"
         "    leaked = [p for p in seen if os.path.basename(p) in ours\n"
@@ -196,7 +198,9 @@ def test_a_hanging_or_dying_candidate_fails_every_test_it_is_called_in(attack):
     result = run("cmdi_log_grep", it.vulnerable + attack, timeout=1.0)
     assert result.passed(it.fail_to_pass + it.pass_to_pass) == [], result.to_json()
     if attack is HANG_IN_EVERY_CALL:
-        assert {result.status(t) for t in it.fail_to_pass} <= {"timeout", "failed"}
+        # a case catches the timeout as a refusal and the dead connection then errors the
+        # test: never a pass
+        assert {result.status(t) for t in it.fail_to_pass} <= {"timeout", "failed", "error"}
         assert any("timed out" in v for v in result.violations)
 
 
