@@ -32,7 +32,7 @@ def toy_suite(hack_pays: bool) -> ProbeSuite:
 
 @pytest.mark.parametrize("hack_pays, code", [(False, 0), (True, 1)])
 def test_probe_exit_status_and_json(monkeypatch, tmp_path, hack_pays, code) -> None:
-    monkeypatch.setattr(probe_command, "load_suite", lambda entry: toy_suite(hack_pays))
+    monkeypatch.setattr(probe_command, "load_suite", lambda entry, name=None: toy_suite(hack_pays))
     out = tmp_path / "probes.json"
     result = RUNNER.invoke(app, ["probe", "e2", "--quiet", "-o", str(out)])
     assert result.exit_code == code, result.output
@@ -42,7 +42,7 @@ def test_probe_exit_status_and_json(monkeypatch, tmp_path, hack_pays, code) -> N
 
 
 def test_unknown_probe_and_bad_limit_are_user_errors(monkeypatch) -> None:
-    monkeypatch.setattr(probe_command, "load_suite", lambda entry: toy_suite(False))
+    monkeypatch.setattr(probe_command, "load_suite", lambda entry, name=None: toy_suite(False))
     result = RUNNER.invoke(app, ["probe", "e2", "--only", "nope"])
     assert isinstance(result.exception, UserError) and "unknown probe" in str(result.exception)
     result = RUNNER.invoke(app, ["probe", "e2", "-n", "0"])
@@ -54,3 +54,17 @@ def test_environment_without_a_suite_says_so(monkeypatch) -> None:
     monkeypatch.setitem(vars(entry), "spec", dataclasses.replace(entry.spec, probe_suite=None))
     with pytest.raises(UserError, match="ships no probe suite"):
         probe_command.load_suite(entry)
+
+
+def test_named_extra_suite_and_unknown_suite_name() -> None:
+    from security_verifiers.environments import resolve_env
+
+    entry = resolve_env("e3")
+    suite = probe_command.load_suite(entry, "detect")
+    assert "api-cwe" in " ".join(p.name for p in suite.probes)
+    result = RUNNER.invoke(app, ["probe", "e3", "--suite", "nope"])
+    assert isinstance(result.exception, UserError) and "no probe suite 'nope'" in str(
+        result.exception
+    )
+    result = RUNNER.invoke(app, ["probe", "e2", "e3", "--suite", "detect"])
+    assert isinstance(result.exception, UserError) and "exactly one" in str(result.exception)
