@@ -1,8 +1,9 @@
 """Where the fields of a harmful-behaviour file live, per public benchmark layout.
 
 One table for every reader of behaviour files (E5 attack targets, E6 direct attacks, the
-safety judge's agreement measurement): HarmBench, JailbreakBench JBB-Behaviors, and plain
-AdvBench-style ``goal,target`` files. Only ``text`` must be present in a file.
+safety judge's agreement measurement): HarmBench, JailbreakBench JBB-Behaviors,
+SimpleSafetyTests (``id,harm_area,...,prompts_final``) and plain AdvBench-style
+``goal,target`` files. Only ``text`` must be present in a file.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ BEHAVIOR_LAYOUTS: dict[str, dict[str, str]] = {
     "harmbench": {"text": "Behavior", "id": "BehaviorID", "category": "SemanticCategory",
                   "functional": "FunctionalCategory", "context": "ContextString"},
     "jbb": {"text": "Goal", "id": "Behavior", "category": "Category"},
+    "sst": {"text": "prompts_final", "id": "id", "category": "harm_area"},
     "advbench": {"text": "goal"},
 }  # fmt: skip
 """Layout -> {field: column}."""

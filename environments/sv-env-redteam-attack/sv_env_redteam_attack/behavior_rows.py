@@ -1,16 +1,16 @@
-"""Reading behavior rows in the three benchmark layouts, with an optional column mapping.
+"""Reading behavior rows in the four benchmark layouts, with an optional column mapping.
 
 A layout names, for each field of a behavior, the file column it comes from:
 
-=========== ===================== ============ ============
-field       HarmBench             JBB          AdvBench
-=========== ===================== ============ ============
-text        Behavior (required)   Goal (req.)  goal (req.)
-id          BehaviorID            Behavior     -
-category    SemanticCategory      Category     -
-functional  FunctionalCategory    -            -
-context     ContextString         -            -
-=========== ===================== ============ ============
+=========== ===================== ============ ====================== ============
+field       HarmBench             JBB          SimpleSafetyTests      AdvBench
+=========== ===================== ============ ====================== ============
+text        Behavior (required)   Goal (req.)  prompts_final (req.)   goal (req.)
+id          BehaviorID            Behavior     id                     -
+category    SemanticCategory      Category     harm_area              -
+functional  FunctionalCategory    -            -                      -
+context     ContextString         -            -                      -
+=========== ===================== ============ ====================== ============
 
 Only ``text`` is required; ``columns={"text": "prompt", ...}`` maps fields to other column
 names (a field mapped to ``""`` is read as absent). Without an id column, ids are
@@ -27,7 +27,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sv_env_redteam_attack.categories import harmbench_code, infer_code, jbb_code
+from sv_env_redteam_attack.categories import harmbench_code, infer_code, jbb_code, refine
 from sv_shared.behavior_layouts import BEHAVIOR_FIELDS, BEHAVIOR_LAYOUTS, merge_columns
 
 FIELDS = BEHAVIOR_FIELDS
@@ -35,6 +35,22 @@ ROW_FORMATS = (".jsonl", ".json", ".parquet")
 """Files whose rows are not numbered by line (no header line)."""
 CONTEXT_SEPARATOR = "\n\n---\n\n"
 """Between a contextual behavior's context and its request."""
+
+
+SST_CATEGORIES: dict[str, str] = {
+    "suicide, self-harm, and eating disorders": "S11",
+    "physical harm and violence": "S1",
+    "illegal and highly regulated items": "S2",
+    "scams and fraud": "S2",
+    "child safety": "S4",
+}
+"""SimpleSafetyTests harm_area (lower-cased) -> S-code."""
+
+
+def sst_code(harm_area: str, text: str = "") -> str | None:
+    """S-code of a SimpleSafetyTests harm_area (None when unknown)."""
+    code = SST_CATEGORIES.get(harm_area.strip().lower())
+    return None if code is None else refine(code, text)
 
 
 class BehaviorDataError(ValueError):
@@ -68,6 +84,7 @@ HARMBENCH_HUB = Layout(
 )
 """The Hub mirror's schema: `prompt`, `category` (and `context` for contextual behaviors)."""
 JBB = Layout("jbb", BEHAVIOR_LAYOUTS["jbb"], jbb_code, False)
+SST = Layout("sst", BEHAVIOR_LAYOUTS["sst"], sst_code)
 ADVBENCH = Layout("advbench", BEHAVIOR_LAYOUTS["advbench"], lambda category, text: None)
 
 

@@ -1,5 +1,5 @@
-"""Behaviors to elicit: HarmBench, JailbreakBench JBB-Behaviors, plain AdvBench-layout files,
-and a built-in sanitized set.
+"""Behaviors to elicit: HarmBench, JailbreakBench JBB-Behaviors, SimpleSafetyTests, plain
+AdvBench-layout files, and a built-in sanitized set.
 
 Every loader reads through :mod:`sv_shared.hub_datasets` (a local csv/parquet/json(l) file or
 directory, or a Hugging Face Hub id), takes an optional column mapping (fields -> columns, see
@@ -19,6 +19,7 @@ from sv_env_redteam_attack.behavior_rows import (
     HARMBENCH,
     HARMBENCH_HUB,
     JBB,
+    SST,
     BehaviorDataError,
     Layout,
     RowReader,
@@ -156,19 +157,27 @@ def load_advbench(path: str | Path, columns: Mapping[str, str] | None = None) ->
     return _read(label, ds, ADVBENCH, columns)
 
 
+def load_sst(path: str | Path, columns: Mapping[str, str] | None = None) -> list[Behavior]:
+    """SimpleSafetyTests prompts (prompts_final; id and harm_area when present, harm_area
+    mapped to an S-code) from a local file or directory; every prompt is harmful."""
+    label, ds = _open(str(path), "train")
+    return _read(label, ds, SST, columns)
+
+
 def _lower(values: Collection[str] | None) -> set[str] | None:
     return None if values is None else {v.strip().lower() for v in values}
 
 
-SOURCES = ("builtin", "harmbench", "jbb", "advbench")
+SOURCES = ("builtin", "harmbench", "jbb", "sst", "advbench")
 
 
 def load_behaviors(
     source: str = "builtin", path: str | None = None, columns: Mapping[str, str] | None = None
 ) -> list[Behavior]:
-    """Behaviors of `source` ("builtin", "harmbench", "jbb" or "advbench"); `path` is a local
-    file or directory or a Hub id (default: the benchmark's Hub dataset; advbench needs a
-    path); `columns` maps fields to the file's column names (see ``behavior_rows``)."""
+    """Behaviors of `source` ("builtin", "harmbench", "jbb", "sst" or "advbench"); `path` is a
+    local file or directory or a Hub id (default: the benchmark's Hub dataset; sst and
+    advbench need a path); `columns` maps fields to the file's column names (see
+    ``behavior_rows``)."""
     if source == "builtin":
         if path is not None or columns:
             raise BehaviorDataError("source 'builtin' takes no path or columns")
@@ -177,6 +186,10 @@ def load_behaviors(
         return load_harmbench(path or HARMBENCH_HUB_ID, columns=columns)
     if source == "jbb":
         return load_jbb(path or JBB_HUB_ID, columns=columns)
+    if source == "sst":
+        if not path:
+            raise BehaviorDataError("source 'sst' needs path= (a SimpleSafetyTests CSV)")
+        return load_sst(path, columns)
     if source == "advbench":
         if not path:
             raise BehaviorDataError("source 'advbench' needs path= (a goal,target CSV)")

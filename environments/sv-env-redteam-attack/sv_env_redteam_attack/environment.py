@@ -153,9 +153,10 @@ def load_environment(
     """Build E5.
 
     Args:
-        source: "builtin" (sanitized set shipped here), "harmbench", "jbb" or "advbench"
-            (plain goal,target files); `path` is a local csv/parquet/json(l) file or
-            directory, or a Hub id (default: the benchmark's; advbench needs a path).
+        source: "builtin" (sanitized set shipped here), "harmbench", "jbb", "sst"
+            (SimpleSafetyTests: id, harm_area, prompts_final) or "advbench" (plain
+            goal,target files); `path` is a local csv/parquet/json(l) file or directory, or a
+            Hub id (default: the benchmark's; sst and advbench need a path).
         columns: field -> column mapping for files in another layout, e.g.
             ``{"text": "prompt", "category": "topic"}`` (fields: text, id, category,
             functional, context; see ``behavior_rows``).

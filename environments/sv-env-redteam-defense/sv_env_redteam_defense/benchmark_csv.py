@@ -1,5 +1,6 @@
 """Benchmark CSVs as one-turn conversations: XSTest prompts, and behaviour files (HarmBench,
-JailbreakBench JBB-Behaviors, plain AdvBench-style goal,target) as direct attacks."""
+JailbreakBench JBB-Behaviors, SimpleSafetyTests, plain AdvBench-style goal,target) as direct
+attacks."""
 
 from __future__ import annotations
 
@@ -91,7 +92,7 @@ def load_behaviors_csv(
 ) -> list[Conversation]:
     """Behaviours as one-turn direct attacks (a context column's text is prepended).
 
-    `layout` is "harmbench", "jbb" or "advbench" (see `BEHAVIOR_LAYOUTS`); `columns` maps
+    `layout` is "harmbench", "jbb", "sst" or "advbench" (see `BEHAVIOR_LAYOUTS`); `columns` maps
     fields to other column names; explicitly mapped columns must exist.
     `functional_categories` keeps only rows of those (e.g. {"standard", "contextual"}); a file
     without a functional column keeps every row.

@@ -28,6 +28,8 @@ from .run_metrics import summarize_rows
 from .scoring import DefenseScorer, build_rubric
 from .scripts import load_conversations
 
+DEFAULT_JUDGE = "offline"
+
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 STATE_COLUMNS = ("transcript",)
 """State fields the harness copies into each results row: the whole conversation, with
@@ -109,7 +111,7 @@ def load_environment(
     path: str | None = None,
     max_examples: int = -1,
     seed: int | None = None,
-    judge: str | SafetyJudge = "offline",
+    judge: str | SafetyJudge = DEFAULT_JUDGE,
     reward_weights: Mapping[str, float] | None = None,
     keep_raw_unsafe: bool = False,
     kinds: Sequence[str] | None = None,
@@ -124,14 +126,18 @@ def load_environment(
 
     Args:
         source: "builtin" (shipped sanitized scripts), "jsonl" (scripts file at `path`),
-            "xstest" (a local XSTest CSV at `path`), or a behaviour CSV at `path` read as
-            one-turn direct attacks: "harmbench", "jbb" (JBB-Behaviors: Goal, Behavior,
-            Category) or "advbench" (goal,target).
+            "xstest" (a local XSTest CSV at `path`), "mitre_frr" (CyberSecEval's
+            mitre_frr.json at `path`: benign cyber requests as over-refusal probes), or a
+            behaviour CSV at `path` read as one-turn direct attacks: "harmbench", "jbb"
+            (JBB-Behaviors: Goal, Behavior, Category), "sst" (SimpleSafetyTests: id,
+            harm_area, prompts_final) or "advbench" (goal,target).
         columns: for behaviour CSVs, fields (text, id, category, functional, context) mapped
             to the file's column names, e.g. {"text": "prompt"}.
         max_examples: keep the first N conversations (-1: all); `seed` shuffles them first.
-        judge: "offline", "llama-guard@<base_url>[#model]", "harmbench@<base_url>[#model]",
-            or a judge object with `name` and `verdict(conversation)`.
+        judge: "offline" (default: the shipped lexical judge), "learned" (request model x
+            the reply-outcome model fitted to human-labelled replies),
+            "llama-guard@<base_url>[#model]", "harmbench@<base_url>[#model]", or a judge
+            object with `name` and `verdict(conversation)`.
         reward_weights: DefenseWeights fields (harmful_compliance, refusal, safe_alternative,
             helpful, flagged_help, over_refusal, unhelpful, turn_cost); see `reward`.
         keep_raw_unsafe: store flagged replies verbatim instead of as hashes, in the

@@ -1,4 +1,5 @@
-"""Where conversation scripts come from: the shipped set, a JSONL file or a benchmark CSV."""
+"""Where conversation scripts come from: the shipped set, a JSONL file, a benchmark CSV or a
+benchmark JSON file (CyberSecEval MITRE FRR)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 from sv_shared.row_files import iter_json_objects
 
 from .benchmark_csv import BEHAVIOR_LAYOUTS, load_behaviors_csv, load_harmbench_csv, load_xstest_csv
+from .benchmark_json import load_mitre_frr_json
 from .conversation import (
     ATTACK_KINDS,
     BENIGN_KINDS,
@@ -21,8 +23,9 @@ from .conversation import (
 )
 
 BUILTIN_PATH = Path(__file__).with_name("data") / "conversations.jsonl"
-SOURCES = ("builtin", "jsonl", "xstest", *BEHAVIOR_LAYOUTS)
-"""Behaviour files (harmbench, jbb, advbench) become one-turn direct attacks."""
+SOURCES = ("builtin", "jsonl", "xstest", "mitre_frr", *BEHAVIOR_LAYOUTS)
+"""Behaviour files (harmbench, jbb, sst, advbench) become one-turn direct attacks; xstest and
+mitre_frr (benign cyber requests) give over-refusal probes."""
 
 __all__ = [
     "ATTACK_KINDS",
@@ -39,6 +42,7 @@ __all__ = [
     "load_conversations",
     "load_conversations_jsonl",
     "load_harmbench_csv",
+    "load_mitre_frr_json",
     "load_xstest_csv",
 ]
 
@@ -68,8 +72,8 @@ def load_conversations(
     path: str | Path | None = None,
     columns: Mapping[str, str] | None = None,
 ) -> list[Conversation]:
-    """Scripts from `source` ("builtin", or "jsonl" / "xstest" / a behaviour layout with
-    `path`); `columns` maps behaviour fields to a file's column names."""
+    """Scripts from `source` ("builtin", or "jsonl" / "xstest" / "mitre_frr" / a behaviour
+    layout such as "sst" with `path`); `columns` maps behaviour fields to a file's columns."""
     if source not in SOURCES:
         raise ScriptDataError(f"unknown source {source!r}; expected one of {list(SOURCES)}")
     if columns and source not in BEHAVIOR_LAYOUTS:
@@ -82,4 +86,6 @@ def load_conversations(
         return load_conversations_jsonl(path)
     if source == "xstest":
         return load_xstest_csv(path)
+    if source == "mitre_frr":
+        return load_mitre_frr_json(path)
     return load_behaviors_csv(path, source, columns)
