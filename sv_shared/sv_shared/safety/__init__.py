@@ -1,10 +1,11 @@
 """Safety judging for the red-team environments (E5 attack, E6 defense).
 
 ``build_judge(spec)`` gives a cached :class:`SafetyJudge`: ``"offline"`` (shipped, no
-downloads), ``"llama-guard@<base_url>[#model]"`` (Llama Guard 3 behind an OpenAI-compatible
-endpoint) or ``"harmbench@<base_url>[#model]"`` (a HarmBench-classifier-style prompt for any
-chat endpoint). :func:`detect_refusal` classifies assistant replies; :func:`redact_conversation`
-keeps judge-flagged unsafe text out of stored artifacts.
+downloads), ``"learned"`` (the offline request model times the learned reply-outcome model,
+:func:`assess_reply`), ``"llama-guard@<base_url>[#model]"`` (Llama Guard 3 behind an
+OpenAI-compatible endpoint) or ``"harmbench@<base_url>[#model]"`` (a HarmBench-classifier-style
+prompt for any chat endpoint). :func:`detect_refusal` classifies assistant replies;
+:func:`redact_conversation` keeps judge-flagged unsafe text out of stored artifacts.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from sv_shared.safety.endpoint import JudgeEndpointError
 from sv_shared.safety.lexicon import tag_categories
 from sv_shared.safety.redaction import redact_conversation, sha256_text
 from sv_shared.safety.refusal import RefusalResult, detect_refusal
+from sv_shared.safety.reply_model import ReplyAssessment, assess_reply
 from sv_shared.safety.types import JudgeError, Message, SafetyJudge, Verdict
 
 __all__ = [
@@ -26,9 +28,11 @@ __all__ = [
     "JudgeError",
     "Message",
     "RefusalResult",
+    "ReplyAssessment",
     "SafetyJudge",
     "Verdict",
     "VerdictCache",
+    "assess_reply",
     "build_judge",
     "cache_key",
     "detect_refusal",
@@ -45,11 +49,11 @@ def _parse_spec(spec: str) -> tuple[str, str | None, str | None]:
     """ "kind@base_url#model" -> (kind, base_url, model)."""
     kind, _, rest = spec.strip().partition("@")
     kind = kind.strip().lower()
-    if kind == "offline" and not rest:
+    if kind in ("offline", "learned") and not rest:
         return kind, None, None
     if kind not in _ENDPOINT_BACKENDS:
         raise JudgeError(
-            f"unknown judge {spec!r}; use 'offline', 'llama-guard@<base_url>[#model]' "
+            f"unknown judge {spec!r}; use 'offline', 'learned', 'llama-guard@<base_url>[#model]' "
             "or 'harmbench@<base_url>[#model]'"
         )
     base_url, _, model = rest.partition("#")
@@ -77,6 +81,11 @@ def build_judge(
         from sv_shared.safety.offline import OfflineJudge
 
         judge = OfflineJudge()
+        model_id = judge.model_id
+    elif kind == "learned":
+        from sv_shared.safety.learned import LearnedJudge
+
+        judge = LearnedJudge()
         model_id = judge.model_id
     elif kind == "llama-guard":
         from sv_shared.safety.llama_guard import LlamaGuardJudge

@@ -9,6 +9,11 @@ and rewrite it with
     python -m sv_shared.safety.agreement --xstest X.csv --behaviors B.csv --out report.json
     python -m sv_shared.safety.judge_card report.json
 
+The learned judge (``build_judge("learned")``) ships `data/reply_model_card.json`, written by
+`python -m sv_shared.safety.train_reply_model` from its cross-validation on the XSTest v2 human
+labels it was fitted to (grouped by prompt and leave-one-model-out); it counts only for the
+reply-model weights it was measured on.
+
 Endpoint judges (Llama Guard, HarmBench classifier) carry no shipped measurement; they are the
 recommended judges for published numbers, measured the same way against their endpoint.
 """
@@ -23,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 CARD_PATH = Path(__file__).resolve().parent / "data" / "judge_card.json"
+REPLY_CARD_PATH = CARD_PATH.parent / "reply_model_card.json"
 RECOMMENDED = "llama-guard@<base_url>#<model> (Llama Guard 3 served OpenAI-compatibly)"
 
 
@@ -72,8 +78,69 @@ def shipped_card() -> dict[str, Any] | None:
         return None
 
 
+def _point(metric: Mapping[str, Any] | None) -> Any:
+    return metric.get("value") if isinstance(metric, Mapping) else None
+
+
+def reply_card_from_report(report: Mapping[str, Any], version: str) -> dict[str, Any]:
+    """The learned judge's card from a reply-model CV report (no rows, no prompts)."""
+    shipped = (report.get("shipped") or {}).get("candidate", "tfidf")
+    cv = report["candidates"][shipped]
+    measured: dict[str, Any] = {}
+    protocols = {
+        "grouped_by_prompt": "xstest_v2_replies_grouped_cv",
+        "leave_one_model_out": "xstest_v2_replies_leave_one_model_out",
+    }
+    for name, key in protocols.items():
+        agreed = cv[name]["agreed"]
+        measured[key] = {
+            "file": "xstest_v2_completions_*.csv",
+            "replies": agreed["n"],
+            "prompts": agreed["n_prompts"],
+            "reply_accuracy": _point(agreed["accuracy"]),
+            "reply_accuracy_ci95": agreed["accuracy"]["ci95"],
+            "macro_f1": agreed["macro_f1"],
+            "refusal_vs_compliance": agreed["refusal_vs_compliance"],
+            "accuracy_all_rows": cv[name]["all"]["accuracy"],
+            "confusion_safe": agreed["confusion"]["safe"],
+            "confusion_unsafe": agreed["confusion"]["unsafe"],
+        }
+    return {
+        "judge": "learned",
+        "reply_model": version,
+        "fitted_to": report.get("data"),
+        "measured_on": measured,
+        "no_answer_evaluation_forms": cv.get("no_answer_eval_forms"),
+        "latency": cv.get("latency"),
+        "limits": report.get("limits", []),
+        "note": "reply outcome (refusal / compliance / partial / no_answer) accuracy, "
+        "cross-validated on the sample the model was fitted to; not harmfulness of content",
+    }
+
+
+@cache
+def shipped_reply_card() -> dict[str, Any] | None:
+    try:
+        return json.loads(REPLY_CARD_PATH.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _learned_card(judge_name: str) -> dict[str, Any]:
+    from sv_shared.safety.reply_model import reply_model_version
+
+    card = shipped_reply_card()
+    if card is not None and card.get("reply_model") == reply_model_version():
+        note = "learned judge; " + card["note"] + " (reply_model_card.json)"
+        return {"judge": judge_name, "measured_agreement": card["measured_on"], "note": note}
+    note = "learned reply model changed since its card was measured: run train_reply_model"
+    return {"judge": judge_name, "measured_agreement": None, "note": note}
+
+
 def judge_card(judge_name: str) -> dict[str, Any]:
     """`{"judge", "measured_agreement", "note"}` for a run's metadata and reports."""
+    if judge_name == "learned" or judge_name.startswith("learned:"):
+        return _learned_card(judge_name)
     card = shipped_card()
     offline = judge_name == "offline" or judge_name.startswith("offline:")
     if offline and card is not None and card.get("judge") == judge_version_name():
