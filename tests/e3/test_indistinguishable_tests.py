@@ -198,3 +198,57 @@ def test_security_and_lookalike_tests_have_one_shape():
         shapes = set(cases)  # cases per test
         assert len(shapes) == 1, (item.id, shapes)
         assert all(t.name.startswith("test_case_") for t in tests)
+
+
+def test_every_lookalike_test_runs_a_lookalike_that_carries_attack_syntax():
+    """A filter refusing whatever looks like an attack must fail the item: each look-alike
+    test holds one benign input with attack syntax whenever the seed has one."""
+    import random
+
+    from sv_env_code_vulnerability.library import all_seeds
+    from sv_env_code_vulnerability.library.signatures import carries_attack_syntax
+    from sv_env_code_vulnerability.mutations import strip_markers
+    from sv_env_code_vulnerability.testgen import case_tests
+
+    checked = 0
+    for seed in all_seeds():
+        if not any(carries_attack_syntax(v) for v in seed.probe.lookalikes):
+            continue
+        for variant in range(3):
+            rng = random.Random(f"{seed.seed_id}/{variant}")
+            _, tests = case_tests(seed, strip_markers(seed.source), ["x", "y", "z"], rng)
+            lookalike_tests = [t for t in tests if not t.attack]
+            assert lookalike_tests, seed.seed_id
+            signed = {repr(v) for v in seed.probe.lookalikes if carries_attack_syntax(v)}
+            assert all(signed & set(t.inputs) for t in lookalike_tests), seed.seed_id
+            checked += 1
+    assert checked >= 150
+
+
+def test_lookalikes_are_drawn_without_replacement_across_the_file():
+    import random
+
+    from sv_env_code_vulnerability.library import all_seeds
+    from sv_env_code_vulnerability.mutations import strip_markers
+    from sv_env_code_vulnerability.testgen import LOOKALIKE_TESTS, case_tests
+
+    for seed in all_seeds():
+        pool = [repr(v) for v in seed.probe.lookalikes]
+        if not pool:
+            continue
+        _, tests = case_tests(
+            seed, strip_markers(seed.source), ["a", "b"], random.Random(seed.seed_id)
+        )
+        drawn = [i for t in tests for i in t.inputs if i in pool]
+        # only the attack-syntax look-alike each look-alike test starts from may repeat
+        repeats_allowed = LOOKALIKE_TESTS - 1
+        assert len(set(drawn)) >= min(len(drawn) - repeats_allowed, len(set(pool))), seed.seed_id
+
+
+def test_attack_syntax_families():
+    from sv_env_code_vulnerability.library.signatures import carries_attack_syntax
+
+    for text in ("a/../b", "rock&&roll", "<script> tag", "{x.__class__}", {"$ne": 1}, "a\r\nb"):
+        assert carries_attack_syntax(text), text
+    for text in ("plain words", "50% off", "{member}", "Zoë's café", 42, ("a", "b")):
+        assert not carries_attack_syntax(text), text

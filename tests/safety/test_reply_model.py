@@ -184,8 +184,10 @@ def completions(realdata):
 def test_retraining_reproduces_the_shipped_weights_byte_for_byte(completions) -> None:
     from sv_shared.safety import train_reply_model as trainer
 
-    shipped = (resources.files("sv_shared.safety") / "data" / "reply_model.json").read_text()
-    assert trainer.dump(trainer.train(completions)) == shipped
+    import gzip
+
+    shipped = (resources.files("sv_shared.safety") / "data" / "reply_model.json.gz").read_bytes()
+    assert trainer.dump(trainer.train(completions)) == gzip.decompress(shipped).decode()
 
 
 @pytest.mark.realdata
@@ -215,3 +217,23 @@ def test_leave_one_model_out_accuracy_matches_the_report(completions) -> None:
         test
     )
     assert accuracy >= reported["accuracy"] - LOMO_MARGIN, (accuracy, reported)
+
+
+def test_compressed_weights_are_written_reproducibly(tmp_path) -> None:
+    from sv_shared.safety.weights_file import read_weights, write_weights
+
+    first, second = tmp_path / "a.json.gz", tmp_path / "b.json.gz"
+    write_weights(first, '{"x": 1}\n')
+    write_weights(second, '{"x": 1}\n')
+    assert first.read_bytes() == second.read_bytes()
+    assert read_weights(first, "model") == {"x": 1}
+
+
+def test_an_unreadable_weights_file_is_one_judge_error(tmp_path) -> None:
+    from sv_shared.safety.types import JudgeError
+    from sv_shared.safety.weights_file import read_weights
+
+    bad = tmp_path / "bad.json.gz"
+    bad.write_bytes(b"not gzip")
+    with pytest.raises(JudgeError, match="bad.json.gz: cannot read model"):
+        read_weights(bad, "model")

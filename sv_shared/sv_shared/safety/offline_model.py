@@ -16,6 +16,7 @@ from pathlib import Path
 
 from sv_shared.safety.features import DIMENSION, featurize
 from sv_shared.safety.types import JudgeError
+from sv_shared.safety.weights_file import read_weights
 
 MODEL_FORMAT = "sv-offline-linear/1"
 MODEL_FILE = "offline_model.json"
@@ -88,22 +89,17 @@ def load_model(path: str | Path | None = None) -> OfflineModel:
     """The model at ``path``, or the shipped one."""
     if path is None:
         return shipped_model()
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise JudgeError(f"{path}: cannot read offline model: {exc}") from None
-    return OfflineModel.from_dict(data, str(path))
+    return OfflineModel.from_dict(read_weights(path, "offline model"), str(path))
 
 
 @lru_cache(maxsize=1)
 def shipped_model() -> OfflineModel:
     """The model shipped in the package data (loaded once)."""
-    resource = resources.files("sv_shared.safety") / "data" / MODEL_FILE
-    try:
-        data = json.loads(resource.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+    path = Path(str(resources.files("sv_shared.safety") / "data" / MODEL_FILE))
+    if not path.is_file():
         raise JudgeError(
-            f"shipped offline model {MODEL_FILE} is missing or unreadable ({exc}); "
+            f"shipped offline model {MODEL_FILE} is missing; "
             "run `python -m sv_shared.safety.train_offline`"
-        ) from None
+        )
+    data = read_weights(path, "offline model")
     return OfflineModel.from_dict(data, MODEL_FILE)

@@ -4,7 +4,7 @@
 four labels: ``full_compliance``, ``partial_refusal``, ``full_refusal`` (the XSTest v2 human
 labels the model was fitted to) and ``no_answer`` (content-free text: word salad, filler,
 questions back, an echo of the request; fitted to project-generated examples). Inference is
-pure Python over the shipped JSON weights (``data/reply_model.json``): TF-IDF word and
+pure Python over the shipped JSON weights (``data/reply_model.json.gz``): TF-IDF word and
 character n-grams of the reply, with the request's own words masked so that repeating them
 earns nothing, plus a few dense request-reply features, into a multinomial logistic
 regression. ``python -m sv_shared.safety.train_reply_model`` reproduces the weights and the
@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from sv_shared.safety.types import JudgeError
+from sv_shared.safety.weights_file import read_weights
 
 MODEL_FORMAT = "sv-reply-linear/1"
-MODEL_FILE = "reply_model.json"
+MODEL_FILE = "reply_model.json.gz"
 LABELS = ("full_compliance", "partial_refusal", "full_refusal", "no_answer")
 """Output classes, in the order of the weight rows."""
 
@@ -372,27 +373,22 @@ def _shipped_path() -> Path:
 
 
 def load_reply_model(path: str | Path | None = None) -> ReplyModel:
-    """The model at ``path``, or the shipped one."""
+    """The model at ``path`` (``.json`` or ``.json.gz``), or the shipped one."""
     if path is None:
         return shipped_reply_model()
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise JudgeError(f"{path}: cannot read reply model: {exc}") from None
-    return ReplyModel.from_dict(data, str(path))
+    return ReplyModel.from_dict(read_weights(path, "reply model"), str(path))
 
 
 @lru_cache(maxsize=1)
 def shipped_reply_model() -> ReplyModel:
     """The model shipped in the package data (loaded once)."""
-    try:
-        data = json.loads(_shipped_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+    path = _shipped_path()
+    if not path.is_file():
         raise JudgeError(
-            f"shipped reply model {MODEL_FILE} is missing or unreadable ({exc}); "
+            f"shipped reply model {MODEL_FILE} is missing; "
             "run `python -m sv_shared.safety.train_reply_model`"
-        ) from None
-    return ReplyModel.from_dict(data, MODEL_FILE)
+        )
+    return ReplyModel.from_dict(read_weights(path, "reply model"), MODEL_FILE)
 
 
 @lru_cache(maxsize=1)

@@ -44,6 +44,7 @@ from sv_shared.safety.reply_model import (
     tokens,
     word_class,
 )
+from sv_shared.safety.weights_file import write_weights
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "realdata" / "E5E6_redteam" / "xstest_v2_completions"
@@ -1149,7 +1150,7 @@ def build_report(
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="xstest_v2_completions")
-    parser.add_argument("--out", type=Path, default=DATA_DIR / MODEL_FILE, help="weights JSON")
+    parser.add_argument("--out", type=Path, default=DATA_DIR / MODEL_FILE, help="weights file (.json or .json.gz)")
     parser.add_argument("--report", type=Path, default=DATA_DIR / REPORT_FILE, help="CV report")
     parser.add_argument("--no-report", action="store_true", help="write the weights only")
     parser.add_argument(
@@ -1163,7 +1164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: no XSTest v2 completions at {folder}", file=sys.stderr)
         return 2
     model = train(folder)
-    args.out.write_text(dump(model), encoding="utf-8")
+    write_weights(args.out, dump(model))
     print(f"wrote {args.out} ({len(model['vocabulary'])} n-grams)")
     if not args.no_report:
         names = [c.strip() for c in args.candidates.split(",") if c.strip()]
