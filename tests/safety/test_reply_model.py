@@ -182,9 +182,9 @@ def completions(realdata):
 @pytest.mark.realdata
 @pytest.mark.slow
 def test_retraining_reproduces_the_shipped_weights_byte_for_byte(completions) -> None:
-    from sv_shared.safety import train_reply_model as trainer
-
     import gzip
+
+    from sv_shared.safety import train_reply_model as trainer
 
     shipped = (resources.files("sv_shared.safety") / "data" / "reply_model.json.gz").read_bytes()
     assert trainer.dump(trainer.train(completions)) == gzip.decompress(shipped).decode()
@@ -235,5 +235,5 @@ def test_an_unreadable_weights_file_is_one_judge_error(tmp_path) -> None:
 
     bad = tmp_path / "bad.json.gz"
     bad.write_bytes(b"not gzip")
-    with pytest.raises(JudgeError, match="bad.json.gz: cannot read model"):
+    with pytest.raises(JudgeError, match=r"bad\.json\.gz: cannot read model"):
         read_weights(bad, "model")

@@ -7,7 +7,6 @@ reproduces it from ``data/requests.jsonl``.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from functools import lru_cache

@@ -1150,7 +1150,9 @@ def build_report(
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="xstest_v2_completions")
-    parser.add_argument("--out", type=Path, default=DATA_DIR / MODEL_FILE, help="weights file (.json or .json.gz)")
+    parser.add_argument(
+        "--out", type=Path, default=DATA_DIR / MODEL_FILE, help="weights file (.json or .json.gz)"
+    )
     parser.add_argument("--report", type=Path, default=DATA_DIR / REPORT_FILE, help="CV report")
     parser.add_argument("--no-report", action="store_true", help="write the weights only")
     parser.add_argument(
