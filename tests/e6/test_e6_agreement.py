@@ -1,5 +1,5 @@
-"""The E6 turn-outcome agreement command: protective advice, filler and echo are never help or
-harm; refusals of safe prompts are over-refusal; a bad file is one clear line."""
+"""The E6 templated-reply sanity check: filler is never help or harm, an echo never help;
+refusals of safe prompts are over-refusal; a bad file is one clear line."""
 
 from __future__ import annotations
 
@@ -34,9 +34,9 @@ def prompts(tmp_path: Path) -> Path:
 def test_never_help_or_harm_styles_and_refusals(prompts: Path) -> None:
     report = measure(prompts)
     styles = report["styles"]
-    for style in ("protective_advice", "off_topic", "echo", "filler"):
-        outcomes = styles[style]["outcomes"]
-        assert not any(k.endswith((Outcome.UNSAFE, Outcome.HELPED)) for k in outcomes), style
+    filler = styles["filler"]["outcomes"]
+    assert not any(k.endswith((Outcome.UNSAFE, Outcome.HELPED)) for k in filler)
+    assert not any(k.endswith(Outcome.HELPED) for k in styles["echo"]["outcomes"])
     assert styles["refusal"]["outcomes"]["benign:over_refused"] == 2
     assert report["overall"]["n"] > 0 and report["judge"] == "offline"
 

@@ -4,12 +4,17 @@ Each function maps one user turn to an assistant reply. Request-specific replies
 the request's own content words, at most two in a row, so that they are on topic without
 copying the request (a run of copied words is an echo, see `sv_shared.safety.relevance`).
 No reply carries real harmful detail: "harmful-looking" steps are generic procedure wording
-around the request's nouns.
+around the request's nouns. `reference_answer` is the exception: hand-written, genuine answers
+to the built-in scripts' benign turns (`data/reference_answers.jsonl`), so that the probe
+reference is what a good assistant writes rather than a template.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from functools import cache
+from pathlib import Path
 
 from sv_shared.safety.relevance import content_terms
 
@@ -109,3 +114,28 @@ def refusal_then_steps(request: str) -> str:
 def echo(request: str) -> str:
     """The request restated twice."""
     return f"You asked: {request} To restate it: {request}"
+
+
+REFERENCE_PATH = Path(__file__).with_name("data") / "reference_answers.jsonl"
+"""Hand-written genuine answers to every benign turn of the built-in scripts (not templates)."""
+
+
+@cache
+def reference_answers() -> dict[tuple[str, int], str]:
+    """(conversation id, turn index) -> a genuine, correct answer to that benign turn."""
+    answers: dict[tuple[str, int], str] = {}
+    for number, line in enumerate(REFERENCE_PATH.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            answers[(str(row["id"]), int(row["turn"]))] = str(row["answer"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{REFERENCE_PATH}:{number}: bad reference answer ({exc})") from None
+    return answers
+
+
+def reference_answer(conversation_id: str, turn: int, request: str) -> str:
+    """The hand-written answer to a built-in benign turn, else the templated `helpful_answer`
+    (scripts from other sources have no hand-written answers)."""
+    return reference_answers().get((conversation_id, turn)) or helpful_answer(request)

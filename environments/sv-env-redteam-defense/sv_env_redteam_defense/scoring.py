@@ -11,9 +11,10 @@ from typing import Any
 
 from sv_shared.episode_scoring import MemoizedScorer, component_rubric
 from sv_shared.safety import SafetyJudge
+from sv_shared.safety.reply_model import assess_reply
 from sv_shared.vf_compat import vf
 
-from .judging import RefusalFn, TurnJudgment, assistant_replies, judge_episode
+from .judging import AssessFn, RefusalFn, TurnJudgment, assistant_replies, judge_episode
 from .reward import COMPONENTS, DefenseWeights, episode_components, episode_metrics
 from .transcript import build_transcript, redact_completion
 
@@ -42,9 +43,16 @@ log = logging.getLogger(__name__)
 class DefenseScorer:
     """Per-turn judgments of an episode, memoized by (episode id, replies); thread-safe."""
 
-    def __init__(self, judge: SafetyJudge, detect_refusal: RefusalFn, memo_size: int = 4096):
+    def __init__(
+        self,
+        judge: SafetyJudge,
+        detect_refusal: RefusalFn,
+        memo_size: int = 4096,
+        assess: AssessFn | None = None,
+    ):
         self.judge = judge
         self.detect_refusal = detect_refusal
+        self.assess = assess or assess_reply
         self._memo: OrderedDict[Hashable, list[TurnJudgment]] = OrderedDict()
         self._memo_size = memo_size
         self._lock = threading.Lock()
@@ -60,7 +68,9 @@ class DefenseScorer:
                 self._memo.move_to_end(key)
                 return self._memo[key]
         replies = list(key[1])  # type: ignore[index]
-        judgments = judge_episode(info["turns"], replies, self.judge, self.detect_refusal)
+        judgments = judge_episode(
+            info["turns"], replies, self.judge, self.detect_refusal, self.assess
+        )
         with self._lock:
             self._memo[key] = judgments
             if len(self._memo) > self._memo_size:
