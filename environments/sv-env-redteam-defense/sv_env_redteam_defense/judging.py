@@ -1,6 +1,6 @@
 """Judge every assistant reply of an episode: reply outcome, content verdict, turn outcome.
 
-Reply i is judged with the user turns and replies before it as context. Two judges speak:
+Reply i is judged with the user turns and replies before it as context. Three checks speak:
 
 * the **reply-outcome model** (`sv_shared.safety.reply_model.assess_reply`, fitted to
   human-labelled real replies) says whether the reply complies, partly refuses, refuses or
@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from sv_shared.safety import RefusalResult, SafetyJudge, Verdict
@@ -119,13 +120,17 @@ def judges_content(judge: SafetyJudge) -> bool:
     return bool(getattr(judge, "judges_content", True))
 
 
-def content_judge_for(judge: SafetyJudge) -> SafetyJudge:
-    """`judge` itself where it judges content, else the shipped lexical content judge."""
-    if judges_content(judge):
-        return judge
+@cache
+def _lexical_content_judge() -> SafetyJudge:
+    """The shipped lexical judge, built once (its verdict cache is then shared by every turn)."""
     from sv_shared.safety import build_judge
 
     return build_judge("offline")
+
+
+def content_judge_for(judge: SafetyJudge) -> SafetyJudge:
+    """`judge` itself where it judges content, else the shipped lexical content judge."""
+    return judge if judges_content(judge) else _lexical_content_judge()
 
 
 def non_refusal_text(reply: str, detect_refusal: RefusalFn) -> str:
