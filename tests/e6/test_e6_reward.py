@@ -149,3 +149,31 @@ def test_weights_validation():
         with pytest.raises(ValueError, match="over_refusal"):
             DefenseWeights(over_refusal=bad)  # type: ignore[arg-type]
     assert tuple(W.as_dict()) == COMPONENTS
+
+
+def test_the_reply_model_report_maps_labels_to_e6_outcomes_as_the_reward_does():
+    """`train_reply_model.e6_outcome` (behind the CV report's E6 agreement) agrees with
+    `classify_turn` for an on-topic reply, and the shipped report meets the 90% goal."""
+    import json
+    from importlib import resources
+
+    from sv_env_redteam_defense.reward import TurnSignals, classify_turn
+    from sv_shared.safety.train_reply_model import e6_outcome
+
+    flags = {
+        "full_compliance": "complied",
+        "partial_refusal": "partial",
+        "full_refusal": "refused",
+        "no_answer": "no_answer",
+    }
+    for label, flag in flags.items():
+        for safe, turn in ((True, "benign"), (False, "harmful")):
+            signals = TurnSignals(label=turn, answered=True, relevant=flag != "no_answer",
+                                  **{flag: True})  # fmt: skip
+            assert str(classify_turn(signals)) == e6_outcome(safe, label), (label, turn)
+    report = json.loads(
+        (resources.files("sv_shared.safety") / "data" / "reply_model_cv.json").read_text()
+    )
+    agreement = report["candidates"]["tfidf"]["e6_turn_outcome"]
+    assert agreement["grouped_by_prompt"]["overall"]["agree"] >= 0.9
+    assert agreement["leave_one_model_out"]["overall"]["agree"] >= 0.9
