@@ -56,6 +56,8 @@ class LlamaGuardJudge:
     """A :class:`~sv_shared.safety.types.SafetyJudge` backed by Llama Guard 3."""
 
     name = "llama-guard"
+    confirms_content = True
+    """A content model: E5 successes also need its unsafe verdict on the delivered text."""
 
     def __init__(
         self,
