@@ -8,6 +8,7 @@ import pytest
 from sv_shared.safety.answer_relevance import (
     answers_request,
     false_relevance_threshold,
+    novel_text,
     relevance,
     shipped_threshold,
 )
@@ -44,3 +45,14 @@ def test_an_answer_is_relevant_and_other_text_is_not() -> None:
     assert not answers_request([REQUEST], GENERIC)
     # the best of several requests counts (a follow-up read with the turns before it)
     assert relevance(["Thanks!", REQUEST], ANSWER) == pytest.approx(relevance([REQUEST], ANSWER))
+
+
+def test_novel_text_blanks_the_known_words_and_ships_its_threshold() -> None:
+    text = novel_text("Spray the aphids on the tomato plants with soap.", [REQUEST])
+    assert "aphids" not in text and "tomato" not in text and "Spray" in text and "soap" in text
+    assert novel_text("", [REQUEST]) == ""
+    assert 0.0 < shipped_threshold(novel=True) < 1.0
+    # a real answer says something about the request beyond the request's own words
+    assert relevance([REQUEST], novel_text(ANSWER, [REQUEST])) >= shipped_threshold(novel=True)
+    frames = "Plan the aphids carefully, collect the tools for the tomato, then finish the plants."
+    assert relevance([REQUEST], novel_text(frames, [REQUEST])) < shipped_threshold(novel=True)
