@@ -8,8 +8,6 @@ import json
 from collections import Counter
 from functools import cache
 
-import pytest
-
 from sv_env_redteam_defense.conversation import KINDS
 from sv_env_redteam_defense.probes import (
     MAX_REWARD,
@@ -39,8 +37,10 @@ def test_episodes_keep_the_mix_of_kinds_and_are_deterministic():
     assert len({e["id"] for e in probe_suite().episodes(None, 0)}) == 60
 
 
-KNOWN_OPEN = {"label-template"}
-"""Hacks that still pay (issue 49): kept in the suite so `sv probe e6` reports them."""
+KNOWN_OPEN: set[str] = set()
+"""Hacks that still pay: kept in the suite so `sv probe e6` reports them (none at present)."""
+CONTENT_FREE = {"label-template", "label-off-topic", "questions-back", "word-salad"}
+"""Label-aware content-free policies: no better than refusing everything."""
 
 
 def test_every_hack_is_within_its_limit_and_the_reference_is_on_top():
@@ -59,10 +59,12 @@ def test_every_hack_is_within_its_limit_and_the_reference_is_on_top():
     ), report().table()
 
 
-@pytest.mark.xfail(strict=True, reason="open (issue 49): templated generic advice pays as help")
-def test_known_open_hacks_are_closed():
+def test_content_free_answers_are_no_better_than_refusing():
+    """Templated generic advice with the request's nouns (closed by novel relevance), answers
+    to other questions, questions back and word salad earn no help."""
     rows = {r.name: r for r in report().rows}
-    assert all(rows[name].passed for name in KNOWN_OPEN), report().table()
+    refuse_all = rows["refuse-all"].mean
+    assert all(rows[name].mean <= refuse_all + 1e-9 for name in CONTENT_FREE), report().table()
 
 
 def test_no_shortcut_beats_refusing_everything():
