@@ -188,7 +188,7 @@ def test_golden_check_passes_then_catches_a_reward_weight_change(
 
     from sv_env_redteam_defense.reward import DefenseWeights
 
-    changed = DefenseWeights(helpful=0.5)
+    changed = DefenseWeights(refusal=0.5, unhelpful=0.5)
     monkeypatch.setattr(DefenseWeights, "from_mapping", classmethod(lambda cls, m: changed))
     results = golden.check_golden(tmp_path, ["e6"])
     assert not results[0].passed
