@@ -627,3 +627,180 @@ def _doc_spans(text: str) -> list[tuple[int, int, Any]]:
     """(first line, last line, composed node) per YAML document (see `_compose_spans`);
     memoised: the nodes are shared and must not be modified."""
     return list(_memoised("spans", text, _compose_spans))
+
+
+# ---------------------------------------------------------------- comments
+# Comments of real configs often name their flaws ("# bucket is public"), so a loader may show
+# a model the file without them. The stripped text is the episode: the one shown, scanned and
+# patched. Only lines that held a comment change: a trailing comment is cut (with the blanks
+# before it) and a line left empty by it is dropped; strings, block scalars and heredocs stay.
+
+_HEREDOC_RE = re.compile(r"<<(-?)([A-Za-z_][A-Za-z0-9_-]*)[ \t]*\r?\n")
+
+
+def _drop_touched(text: str, cuts: list[tuple[int, int]]) -> str:
+    """`text` without the character ranges `cuts`; lines they touched are right-stripped and
+    dropped when nothing is left on them (newlines inside a cut are kept until then)."""
+    if not cuts:
+        return text
+    pieces: list[str] = []
+    touched: set[int] = set()
+    pos = line = 0
+    for start, end in sorted(cuts):
+        if start < pos:
+            continue
+        pieces.append(text[pos:start])
+        line += text.count("\n", pos, start)
+        inner = text.count("\n", start, end)
+        touched.update(range(line, line + inner + 1))
+        pieces.append("\n" * inner)
+        line += inner
+        pos = end
+    pieces.append(text[pos:])
+    out = []
+    for i, row in enumerate("".join(pieces).split("\n")):
+        if i not in touched:
+            out.append(row)
+            continue
+        cr = "\r" if row.endswith("\r") else ""
+        body = row.removesuffix("\r").rstrip(" \t")
+        if body:
+            out.append(body + cr)
+    return "\n".join(out)
+
+
+def _yaml_comment_cuts(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every YAML comment: a `#` outside every token (or after a block scalar's
+    indicator), up to the end of its line. Invalid YAML has no cuts (its parse error stands)."""
+    try:
+        tokens = list(yaml.scan(text, Loader=yaml.SafeLoader))
+    except yaml.YAMLError:
+        return []
+    cuts: list[tuple[int, int]] = []
+
+    def comments(start: int, end: int) -> None:
+        at = text.find("#", start, end)
+        while at != -1:
+            stop = text.find("\n", at, end)
+            stop = end if stop == -1 else stop
+            cuts.append((at, stop))
+            at = text.find("#", stop, end)
+
+    pos = 0
+    for token in tokens:
+        start, end = token.start_mark.index, token.end_mark.index
+        if start > pos:
+            comments(pos, start)
+        if isinstance(token, yaml.ScalarToken) and token.style in ("|", ">"):
+            header_end = text.find("\n", start, end)
+            header = text[start : end if header_end == -1 else header_end]
+            m = re.search(r"[ \t]#", header)
+            if m:
+                cuts.append((start + m.start() + 1, start + len(header)))
+        pos = max(pos, end)
+    if pos < len(text):
+        comments(pos, len(text))
+    return cuts
+
+
+def _hcl_comment_cuts(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every HCL comment (`#`, `//` to the end of the line, `/* ... */`),
+    skipping quoted strings (with `${...}` / `%{...}` templates, which may nest strings) and
+    heredocs."""
+    cuts: list[tuple[int, int]] = []
+    stack: list[int] = []  # open templates: brace depth inside each `${` / `%{`
+    in_string = False
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if in_string:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == '"':
+                in_string = False
+            elif ch == "\n":  # unterminated string: leave the error to the parser
+                in_string, stack = False, []
+            elif ch in "$%":
+                if text.startswith(ch + ch + "{", i):  # `$${` / `%%{` is a literal
+                    i += 3
+                    continue
+                if text.startswith("{", i + 1):
+                    stack.append(0)
+                    in_string = False
+                    i += 2
+                    continue
+            i += 1
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch == "#" or text.startswith("//", i):
+            stop = text.find("\n", i)
+            stop = n if stop == -1 else stop
+            cuts.append((i, stop))
+            i = stop
+            continue
+        elif text.startswith("/*", i):
+            stop = text.find("*/", i + 2)
+            stop = n if stop == -1 else stop + 2
+            cuts.append((i, stop))
+            i = stop
+            continue
+        elif ch == "<" and not stack and (m := _HEREDOC_RE.match(text, i)):
+            i = m.end()
+            marker = m.group(2)
+            while i < n:
+                stop = text.find("\n", i)
+                stop = n if stop == -1 else stop
+                line = text[i:stop].strip()
+                i = stop + 1
+                if line == marker:
+                    break
+            continue
+        elif stack and ch == "{":
+            stack[-1] += 1
+        elif stack and ch == "}":
+            if stack[-1] == 0:
+                stack.pop()
+                in_string = True
+            else:
+                stack[-1] -= 1
+        i += 1
+    return cuts
+
+
+def strip_comments(kind: Kind, text: str) -> str:
+    """`text` without its comments: YAML `#` for k8s; `#`, `//` and `/* */` for Terraform.
+
+    Strings, YAML block scalars and HCL heredocs are kept verbatim; a line that only held a
+    comment is dropped and trailing blanks before a cut comment go with it. Invalid YAML is
+    returned unchanged (the parser reports it). Callers should check that the stripped text
+    parses to the same config (`same_meaning`).
+    """
+    if kind not in KINDS:
+        raise ConfigError(f"unknown config kind {kind!r}; expected one of {KINDS}")
+    cuts = _yaml_comment_cuts(text) if kind == "k8s" else _hcl_comment_cuts(text)
+    return _drop_touched(text, cuts)
+
+
+def _without_lines(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_lines(v) for k, v in value.items() if k not in _META}
+    if isinstance(value, list):
+        return [_without_lines(v) for v in value]
+    return value
+
+
+def same_meaning(kind: Kind, before: str, after: str) -> bool:
+    """Whether `after` parses to the same config as `before` (Terraform line numbers aside);
+    True when `before` does not parse (there is no meaning to keep)."""
+    parse_one = parse_k8s if kind == "k8s" else parse_terraform
+    try:
+        old = parse_one(before)
+    except ConfigError:
+        return True
+    try:
+        new = parse_one(after)
+    except ConfigError:
+        return False
+    return _without_lines(old) == _without_lines(new)

@@ -114,7 +114,7 @@ _HF_SUFFIXES = (".csv", ".json", ".jsonl", ".parquet")
 _KIND_WORDS = {"k8s": "Kubernetes manifest (YAML)", "terraform": "Terraform file (HCL, AWS)"}
 _SOURCE_OPTIONS = {
     "builtin": {"n", "clean_fraction", "generator_seed", "tools", "cache_dir"},
-    "dir": {"recursive", "strict", "tools", "cache_dir"},
+    "dir": {"recursive", "strict", "strip_comments", "tools", "cache_dir"},
     "hf": {"hf_split", "strict", "text_column", "name_column", "kind_column", "tools", "cache_dir"},
 }
 
@@ -299,6 +299,7 @@ def _load(name: str, request: sv_data.SourceRequest) -> sv_data.SourceData:
             hf_split=options.pop("hf_split", "train"),
             columns=columns or None,
             scan=labeler,
+            strip_comments=_flag(options, "strip_comments", True),
         )
         items, skipped = report.items, list(report.skipped)
         origin, license_ = request.path, "see source"

@@ -21,7 +21,13 @@ Sources of :func:`load_items`:
 * ``dir`` — every ``*.yaml``/``*.yml``/``*.json``/``*.tf`` file under ``path`` (recursive by
   default); the kind comes from the extension, the episode name is the sanitised base name, the
   group (``base_id``) is the path relative to ``path``. A JSON manifest is a YAML episode named
-  ``<stem>.yaml`` (JSON is YAML; see :func:`configs.manifest_text`).
+  ``<stem>.yaml`` (JSON is YAML; see :func:`configs.manifest_text`). Comments are stripped
+  (``strip_comments=False`` keeps them): real configs' comments often name their flaws, and the
+  stripped text is the episode (shown, scanned and patched); a file whose stripped text would
+  parse differently fails to load. Helm chart files (``Chart.yaml``, ``values*.yaml``, files
+  under a chart's ``templates/``) and manifests with Helm template actions (``{{ .Values.x }}``,
+  or ``{{ ... }}`` in YAML that does not load) are not manifests: they are always skipped, each
+  listed with its reason in the :class:`LoadReport` and counted (``helm_templates``).
 * ``hf`` — ``datasets.load_dataset`` on a Hub id or a local csv/json/jsonl/parquet file or
   directory. Column mapping (first present wins): text ← ``content``, ``text``, ``config``;
   name ← ``path``, ``filename``, ``file_name``, ``name``; optional kind ← ``kind``
@@ -52,6 +58,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
+import yaml
 from pydantic import BaseModel, ConfigDict
 
 from sv_env_config_verification.configs import (
@@ -62,6 +69,8 @@ from sv_env_config_verification.configs import (
     detect_kind,
     manifest_text,
     parse,
+    same_meaning,
+    strip_comments,
 )
 from sv_env_config_verification.mutations import (
     MutationResult,
@@ -409,14 +418,89 @@ def _external_item(
     return config, meta
 
 
+_TEMPLATE_ACTION_RE = re.compile(r"\{\{.*?\}\}", re.S)
+_HELM_ACTION_RE = re.compile(
+    r"\{\{-|-\}\}|\{\{[^}]*(?:\.(?:Values|Release|Chart|Capabilities|Files|Template)\b"
+    r"|\b(?:include|toYaml|tpl|define|required)\b)"
+)
+_HELM_HINT = "render the chart with `helm template` and load its output"
+
+
+def _yaml_loads(text: str) -> bool:
+    try:
+        for _ in yaml.load_all(text, Loader=yaml.SafeLoader):
+            pass
+    except (yaml.YAMLError, RecursionError):
+        return False
+    return True
+
+
+def helm_reason(file: Path, text: str | None = None) -> str | None:
+    """Why ``file`` is a Helm chart file rather than a manifest, or None.
+
+    A file of the nearest enclosing chart (a folder with ``Chart.yaml``) is its metadata
+    (``Chart.yaml``), values (``values*.yaml`` at the chart's top) or a template (under
+    ``templates/``); other ``text`` is a template when it holds template actions that only Helm
+    uses (``.Values``, ``include``, ``{{-`` ...) or any ``{{ ... }}`` and does not load as YAML.
+    """
+    for parent in file.parents:
+        if not any((parent / name).is_file() for name in ("Chart.yaml", "Chart.yml")):
+            continue
+        rel = file.relative_to(parent).parts
+        chart = f"Helm chart {parent.name!r}"
+        if len(rel) == 1 and rel[0].lower() in ("chart.yaml", "chart.yml"):
+            return f"{chart} metadata (Chart.yaml), not a manifest; {_HELM_HINT}"
+        if len(rel) == 1 and re.fullmatch(r"values.*\.ya?ml", rel[0], re.I):
+            return f"{chart} values file, not a manifest; {_HELM_HINT}"
+        if rel[0] == "templates":
+            return f"{chart} template (under templates/); {_HELM_HINT}"
+        break  # crds/ and other chart files are plain manifests
+    if text is None or not _TEMPLATE_ACTION_RE.search(text):
+        return None
+    helm = _HELM_ACTION_RE.search(text)
+    if helm is None and _yaml_loads(text):
+        return None  # `{{ ... }}` inside YAML strings (Argo, alert templates) is plain text
+    found = helm or _TEMPLATE_ACTION_RE.search(text)
+    assert found is not None
+    line = text.count("\n", 0, found.start()) + 1
+    return f"Helm template syntax ({{{{ ... }}}} at line {line}); {_HELM_HINT}"
+
+
 def dir_files(path: Path, recursive: bool = True) -> list[Path]:
     """The config files ``source=dir`` loads from ``path`` (suffixes `DIR_SUFFIXES`), sorted."""
     pattern = path.rglob("*") if recursive else path.glob("*")
     return sorted(p for p in pattern if p.is_file() and p.suffix.lower() in DIR_SUFFIXES)
 
 
+@dataclass
+class _DirCounts:
+    helm: int = 0
+    stripped: int = 0
+
+
+def _dir_text(file: Path, strip: bool) -> tuple[str | None, str, bool]:
+    """(Helm reason or None, episode text, whether comments were cut) of one file."""
+    reason = helm_reason(file)
+    if reason is not None:
+        return reason, "", False
+    raw = decode_text(file.read_bytes())
+    kind = detect_kind(file.name, raw)
+    text = manifest_text(file.name, raw) if kind == "k8s" else raw
+    shown = strip_comments(kind, text) if strip else text
+    if kind == "k8s":
+        reason = helm_reason(file, shown)
+        if reason is not None:
+            return reason, "", False
+    if shown != text and not same_meaning(kind, text, shown):
+        raise ConfigError(
+            "stripping its comments would change what the file means; "
+            "load it with strip_comments=false"
+        )
+    return None, shown, shown != text
+
+
 def _load_dir(
-    path: Path, recursive: bool, strict: bool, skipped: Skipped
+    path: Path, recursive: bool, strict: bool, skipped: Skipped, strip: bool, counts: _DirCounts
 ) -> list[tuple[ConfigFile, dict]]:
     if not path.is_dir():
         raise DatasetError(f"{path}: not a directory")
@@ -427,7 +511,12 @@ def _load_dir(
     for file in files:
         rel = file.relative_to(path).as_posix()
         try:
-            text = decode_text(file.read_bytes())
+            helm, text, stripped = _dir_text(file, strip)
+            if helm is not None:  # not an error: always skipped, never silently
+                log.warning("skipped %s: %s", rel, helm)
+                skipped.append((rel, helm))
+                counts.helm += 1
+                continue
             out.append(
                 _external_item(
                     item_id=f"dir-{len(out):05d}",
@@ -438,6 +527,7 @@ def _load_dir(
                     source="dir",
                 )
             )
+            counts.stripped += stripped
         except ConfigError as exc:
             _skip(skipped, rel, exc, strict)
         except OSError as exc:
@@ -532,18 +622,27 @@ def _load_hf(
 
 @dataclass(frozen=True)
 class LoadReport:
-    """The items of one load and the inputs a ``strict=False`` load skipped, with reasons."""
+    """The items of one load and the inputs it skipped, with reasons: Helm chart files
+    (always; ``helm_templates`` of them) and files a ``strict=False`` load could not load.
+    ``comments_stripped`` counts the files whose comments were stripped (``source=dir``)."""
 
     items: list[ConfigItem]
     skipped: tuple[tuple[str, str], ...] = ()
+    helm_templates: int = 0
+    comments_stripped: int = 0
 
     def provenance(self) -> dict[str, Any]:
-        """``{"n", "skipped", "skipped_inputs": [{"where", "reason"}]}`` for run metadata."""
+        """``{"n", "skipped", "skipped_inputs": [{"where", "reason"}]}`` for run metadata, with
+        ``helm_templates`` and ``comments_stripped`` when nonzero."""
+        counts = {
+            "helm_templates": self.helm_templates,
+            "comments_stripped": self.comments_stripped,
+        }
         return {
             "n": len(self.items),
             "skipped": len(self.skipped),
             "skipped_inputs": [{"where": w, "reason": r} for w, r in self.skipped],
-        }
+        } | {key: value for key, value in counts.items() if value}
 
 
 def builtin_cache_key(
@@ -594,6 +693,7 @@ def load_report(
     columns: dict[str, str] | None = None,
     scan: ScanFn | None = None,
     cache_dir: str | Path | None = None,
+    strip_comments: bool = True,
 ) -> LoadReport:
     """The items of one split from a source, and what was skipped.
 
@@ -601,12 +701,16 @@ def load_report(
     scanned). ``scan`` replaces the oracle (tests). ``strict`` (default) raises
     :class:`DatasetError` naming the failing file or row; ``strict=False`` skips it with a
     warning and lists it in ``LoadReport.skipped`` (inputs of every split, since splits are
-    assigned after loading).
+    assigned after loading). ``strip_comments`` (``source=dir``): show and scan each file
+    without its comments (module docstring).
     """
     if source not in SOURCES:
         raise DatasetError(f"unknown source {source!r}; valid sources: {', '.join(SOURCES)}")
     if split not in (*SPLITS, "all"):
         raise DatasetError(f"unknown split {split!r}; valid splits: train, dev, test, all")
+    for flag, value in (("strict", strict), ("strip_comments", strip_comments)):
+        if not isinstance(value, bool):
+            raise DatasetError(f"{flag}: expected true or false, got {value!r}")
     limit = max_examples if max_examples and max_examples > 0 else None
     run = _scanner(scan, cache_dir)
     if source == "builtin":
@@ -628,8 +732,9 @@ def load_report(
     if path is None:
         raise DatasetError(f"source {source!r} needs path=<directory or dataset>")
     skipped: Skipped = []
+    counts = _DirCounts()
     loaded = (
-        _load_dir(Path(path), recursive, strict, skipped)
+        _load_dir(Path(path), recursive, strict, skipped, strip_comments, counts)
         if source == "dir"
         else _load_hf(str(path), hf_split, columns, strict, skipped)
     )
@@ -655,8 +760,8 @@ def load_report(
             )
         )
     if skipped:
-        log.warning("%s load of %s: %d input(s) skipped (strict=False)", source, path, len(skipped))
-    return LoadReport(items, tuple(skipped))
+        log.warning("%s load of %s: %d input(s) skipped", source, path, len(skipped))
+    return LoadReport(items, tuple(skipped), counts.helm, counts.stripped)
 
 
 def load_built(ref: str, split: str = "test") -> tuple[list[ConfigItem], dict[str, Any]]:

@@ -102,6 +102,7 @@ def load_environment(
     scan_cache_dir: str | None = None,
     dataset: str | None = None,
     strict: bool = True,
+    strip_comments: bool = True,
     warm_up: bool = True,
     scoring_workers: int | None = None,
 ) -> vf.Environment:
@@ -121,7 +122,10 @@ def load_environment(
         dataset: a dataset built by `sv data build` — its directory, build name or "latest"
             (overrides source/path; its rows carry their oracle labels, nothing is scanned).
         strict: for "dir"/"hf": a file or row that fails to load fails the build (default);
-            False skips it with a warning and counts it in `sv_dataset_info["skipped"]`.
+            False skips it with a warning and counts it in `sv_dataset_info["skipped"]`. Helm
+            chart files are always skipped and listed (`helm_templates` counts them).
+        strip_comments: for "dir": show, scan and patch each file without its comments (they
+            may name the flaws); `comments_stripped` counts the files that had some.
         warm_up: import and run every scanner once, in the background, at load
             (`env.sv_warm_up` is its future), rather than inside the first rollout's scoring.
         scoring_workers: size of the process-wide scoring thread pool (default
@@ -137,7 +141,9 @@ def load_environment(
         items, built = load_built(dataset, split)
     else:
         cache_dir = scan_cache_dir or default_scan_cache_dir()
-        report = load_report(split, source, path, cache_dir=cache_dir, strict=strict)
+        report = load_report(
+            split, source, path, cache_dir=cache_dir, strict=strict, strip_comments=strip_comments
+        )
         items = report.items
         if source != "builtin":
             skipped = {k: v for k, v in report.provenance().items() if k != "n"}
