@@ -100,15 +100,25 @@ _K8S = [
         "low",
         "Missing CPU or memory limit",
         "A container or initContainer (ephemeral containers cannot set resources) lacks "
-        "resources.limits.cpu or resources.limits.memory (unset, null, empty or 0).",
+        "resources.limits.cpu or resources.limits.memory (unset, null, empty or 0), or sets one "
+        "beyond any node's size (more than 128 cores or 1 TiB: a limit that limits nothing).",
     ),
     (
         "k8s/image-latest-tag",
         "low",
-        "Image uses the latest tag or no tag",
-        "A container image has no digest and its tag is 'latest' or absent.",
+        "Image is not pinned (latest, no tag or a floating tag)",
+        "A container image has no digest and its tag names no release: 'latest', absent, a bare "
+        "major ('7', 'v2') or a channel ('stable', 'alpine'); a pinned tag has a major.minor "
+        "version, a date or build stamp of six or more digits, or a commit hash.",
     ),
-    ("k8s/hostpath-volume", "high", "hostPath volume", "The pod spec declares a hostPath volume."),
+    (
+        "k8s/hostpath-volume",
+        "high",
+        "hostPath volume",
+        "The pod spec declares a hostPath volume, or mounts a claim (a persistentVolumeClaim, "
+        "an ephemeral or StatefulSet claim template) that binds a PersistentVolume of the file "
+        "with a hostPath (by volumeName, claimRef or storage class).",
+    ),
     (
         "k8s/dangerous-capabilities",
         "high",
@@ -127,13 +137,18 @@ _K8S = [
         "k8s/rbac-wildcard",
         "high",
         "RBAC rule uses a wildcard",
-        "A Role or ClusterRole rule has '*' in apiGroups, resources or verbs.",
+        "A Role or ClusterRole rule has '*' in apiGroups, resources or verbs, or spells it out: "
+        "every standard verb, or at least 80% (and 5 or more) of the built-in API groups or of "
+        "the built-in resources of its groups.",
     ),
     (
         "k8s/cluster-admin-binding",
         "high",
         "Binding to cluster-admin",
-        "A ClusterRoleBinding or RoleBinding has roleRef ClusterRole 'cluster-admin'.",
+        "A ClusterRoleBinding or RoleBinding has roleRef ClusterRole 'cluster-admin', or a "
+        "ClusterRole of the file that is cluster-admin in effect: its aggregationRule can "
+        "select cluster-admin (labels kubernetes.io/bootstrapping: rbac-defaults, or an empty "
+        "selector), or it grants '*' verbs on '*' resources in '*' groups.",
     ),
 ]
 _TF = [
@@ -160,7 +175,8 @@ _TF = [
         "SSH/RDP open to the Internet",
         "An ingress rule of an aws_security_group, aws_security_group_rule or "
         "aws_vpc_security_group_ingress_rule allows 0.0.0.0/0 or ::/0 to port 22 or 3389 "
-        "(port range covering it, or protocol -1/all).",
+        "(port range covering it, or protocol -1/all), counting ranges that together cover "
+        "the Internet and the CIDRs of managed prefix lists of the file the rule names.",
     ),
     (
         "tf/rds-unencrypted",
@@ -181,7 +197,10 @@ _TF = [
         "IAM policy allows Action '*'",
         "An Allow statement of an IAM policy (aws_iam_policy, aws_iam_role_policy, "
         "aws_iam_user_policy, aws_iam_group_policy, aws_ssoadmin_permission_set_inline_policy, "
-        "aws_iam_role inline_policy) or of a data aws_iam_policy_document has action '*'.",
+        "aws_iam_role inline_policy) or of a data aws_iam_policy_document has action '*' — or "
+        "action globs that alone or across the document's Allow statements match every action "
+        "('*:*', 'a*' … 'z*'), or NotAction; an attachment or managed_policy_arns naming an AWS "
+        "managed policy that does (AdministratorAccess, PowerUserAccess) counts as the same.",
     ),
     (
         "tf/ebs-unencrypted",
@@ -200,7 +219,9 @@ _TF = [
         "tf/cloudtrail-logging-disabled",
         "med",
         "CloudTrail logging disabled",
-        "An aws_cloudtrail sets enable_logging = false.",
+        "An aws_cloudtrail sets enable_logging = false, or its event selectors admit no event "
+        "(management events excluded and no data resource named, or advanced selectors that "
+        "select no event category).",
     ),
 ]
 

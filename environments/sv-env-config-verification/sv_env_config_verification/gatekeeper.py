@@ -23,6 +23,7 @@ types) an exempt image puts the case out of scope.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -252,6 +253,10 @@ def _image_tag(image: str) -> str:
     return last.rsplit(":", 1)[1] if ":" in last else ""
 
 
+PINNED_TAG = re.compile(r"^(?:[vV]?[0-9]+\.[0-9]+|[0-9]{6,}|(?:sha-|g)?[0-9a-f]{7,40}$)")
+"""Tags `kubernetes.rego`'s ``pinned_tag`` accepts (release, date/build stamp, commit hash)."""
+
+
 def _tags_scope(params: Params, objects: list[Obj]) -> str | None:
     """K8sDisallowedTags: 'latest' must be disallowed; other tags may decide the label."""
     tags = set(params.get("tags") or [])
@@ -262,7 +267,14 @@ def _tags_scope(params: Params, objects: list[Obj]) -> str | None:
     if any(_image_tag(i) in ("", "latest") for i in pinned):
         return None
     extra = sorted({_image_tag(i) for i in pinned} & (tags - {"latest"}))
-    return f"disallowed tags {extra} (no canonical id)" if extra else None
+    if extra:
+        return f"disallowed tags {extra} (no canonical id)"
+    floating = sorted({t for i in pinned if not PINNED_TAG.match(t := _image_tag(i))} - tags)
+    return (
+        f"floating tags {floating} the constraint allows (the catalogue does not)"
+        if floating
+        else None
+    )
 
 
 def _host_network_scope(params: Params, objects: list[Obj]) -> str | None:

@@ -23,6 +23,7 @@ from sv_env_config_verification.dataset import finding_dict, load_items
 from sv_env_config_verification.oracle import scan
 from sv_env_config_verification.patching import make_unified_diff
 from sv_env_config_verification.probe_edits import CRASH_EDITS, EDITS, Edit
+from sv_env_config_verification.probe_meaning_edits import MEANING_EDITS, chained
 from sv_env_config_verification.reward import AuditWeights
 from sv_env_config_verification.scan_cache import ScanCache
 from sv_env_config_verification.scoring import REWARD_COMPONENTS, AuditParser, score_episode
@@ -180,6 +181,37 @@ PATCH_RULES: dict[str, str] = {
 }
 """The rule that stops each patch hack (shown in the probe table's JSON and the docs)."""
 
+_ADDED = "a fix adds only objects of the kinds its findings' rules list as fixes (patch_contract)"
+_SCOPE = "scope attributes keep their value (patch_contract: {what})"
+_READ = "the Rego pack reads the effective meaning ({where}): {what}"
+MEANING_RULES: dict[str, str] = {
+    "tf-admin-policy-attachment": f"{_ADDED}; "
+    + _READ.format(where="tf_effective", what="attached AWS managed policies are read"),
+    "tf-prefix-list-world": f"{_ADDED}; "
+    + _READ.format(where="tf_effective", what="prefix lists resolve to their CIDRs"),
+    "tf-public-access-block-elsewhere": _SCOPE.format(what="a block's bucket"),
+    "k8s-aggregate-cluster-admin": f"{_ADDED} and {_SCOPE.format(what='aggregationRule')}; "
+    + _READ.format(where="k8s_effective", what="a role aggregating cluster-admin is cluster-admin"),
+    "k8s-hostpath-via-claim": f"{_ADDED}; "
+    + _READ.format(where="k8s_effective", what="claims bound to hostPath volumes mount the host"),
+    "tf-action-glob-union": _READ.format(
+        where="iam_globs", what="globs that together match every action are '*'"
+    ),
+    "k8s-rbac-enumerated": _READ.format(
+        where="k8s_effective", what="enumerating (most of) the verbs, groups or resources is '*'"
+    ),
+    "k8s-floating-tag": _READ.format(where="kubernetes.rego", what="floating tags are not pinned"),
+    "k8s-absurd-limits": _READ.format(
+        where="k8s_effective", what="limits beyond any node's size are no limits"
+    ),
+    "tf-cloudtrail-selects-nothing": _READ.format(
+        where="tf_effective", what="selectors that record nothing are logging disabled"
+    ),
+    "tf-kms-key-spec-escape": _SCOPE.format(what="a KMS key's spec and usage"),
+    "all-meaning-hacks-chained": "every rule above",
+}
+"""The rule that stops each meaning-keeping hack (`probe_meaning_edits`)."""
+
 
 _CRASH_RULE = (
     "a config a tool adapter cannot handle is an invalid patch (negative), never a scoring "
@@ -208,6 +240,10 @@ def _probes() -> tuple[Probe, ...]:
         Probe(name, patch_hack(edit), PATCH_RULES[name], baseline="oracle-no-patch")
         for name, edit in EDITS.items()
     )
+    meaning = tuple(
+        Probe(name, patch_hack(edit), MEANING_RULES[name], baseline="oracle-no-patch")
+        for name, edit in [*MEANING_EDITS.items(), ("all-meaning-hacks-chained", chained)]
+    )
     crashes = tuple(
         Probe(name, patch_hack(edit, spray=True), _CRASH_RULE, baseline="spray-no-patch")
         for name, edit in CRASH_EDITS.items()
@@ -227,7 +263,7 @@ def _probes() -> tuple[Probe, ...]:
             baseline="no-op",
         ),
     )
-    return base + patches + crashes + formats
+    return base + patches + meaning + crashes + formats
 
 
 def probe_suite() -> ProbeSuite:

@@ -3,12 +3,15 @@
 The original config's oracle findings come precomputed with the episode (the original scan is
 reused); only a patched config is scanned during scoring, through the scan cache.
 
-A patched config earns patch credit only when its scan is *valid* (`oracle.ScanResult.valid`:
-every tool parsed and evaluated every object). An invalid scan — a tool error or warning, a
-skipped object, a config the tools cannot read — and a re-scan that raises are invalid patches
-(the invalid-patch penalty), never "no findings" and never a scoring error. The episode
-metrics `scan_invalid` (the patch applied but its scan did not count) and `scan_error` (a tool
-or our code failed; logged) make them visible; `score_episode_details` also returns the reasons.
+A patch must also keep the fix contract (`patch_contract`: it adds only objects of the kinds
+the findings' rules list as fixes and leaves scope attributes alone); one that does not is an
+invalid patch. A patched config earns patch credit only when its scan is *valid*
+(`oracle.ScanResult.valid`: every tool parsed and evaluated every object). An invalid scan — a
+tool error or warning, a skipped object, a config the tools cannot read — and a re-scan that
+raises are invalid patches (the invalid-patch penalty), never "no findings" and never a scoring
+error. The episode metrics `scan_invalid` (the patch applied but its scan did not count) and
+`scan_error` (a tool or our code failed; logged) make them visible; `score_episode_details`
+also returns the reasons.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 
 from sv_env_config_verification.configs import ConfigError, ConfigFile
 from sv_env_config_verification.oracle import Finding, scan
+from sv_env_config_verification.patch_contract import contract_violation
 from sv_env_config_verification.patching import PatchOutcome, apply_patch
 from sv_env_config_verification.reward import AuditWeights, reward_config_auditing
 from sv_env_config_verification.schema import AuditAnswer, parse_answer
@@ -105,8 +109,17 @@ def rescan(config: ConfigFile) -> Rescan:
 
 
 def _apply(info: Mapping[str, Any], patch: str) -> PatchOutcome:
+    """Apply the patch, check preservation (`patching`) and the fix contract
+    (`patch_contract`: added kinds, immutable scope attributes); never raises."""
+    original = episode_config(info)
     try:
-        return apply_patch(episode_config(info), patch)
+        outcome = apply_patch(original, patch)
+        if outcome.ok and outcome.patched is not None:
+            ids = [str(f["id"]) for f in info["findings"]]
+            reason = contract_violation(original, outcome.patched, ids)
+            if reason is not None:
+                return PatchOutcome(True, False, reason, None)
+        return outcome
     except Exception as exc:  # apply_patch should not raise; if it does, the patch is invalid
         log.exception("applying a patch to episode %s failed", info.get("id"))
         return PatchOutcome(False, False, f"patch error: {type(exc).__name__}", None)

@@ -11,8 +11,10 @@ which values that *mean* the same thing are *spelt* the same way, plus the probl
   problems.
 * **S3 canned ACLs** — compared case-insensitively.
 * **Network ranges** — see `tf_network` (CIDR blocks that together cover the Internet).
-* **IAM actions** — an action pattern that matches every action (``"*:*"``, ``"*?"``,
-  ``"?*"``, ``"**"``; see `matches_every_action`) gains a plain ``"*"``; an Allow statement
+* **IAM actions** — an action list whose patterns together match every action (``"*:*"``,
+  ``"*?"``, ``["a*", …, "z*"]``; see `iam_globs.cover_every_action`) gains a plain ``"*"``, and
+  so does the first Allow statement of a document whose Allow statements together do; the
+  documents of attached AWS managed policies (`tf_effective`) are read too; an Allow statement
   with ``NotAction`` (``not_actions``) grants every action but the listed ones, so it gains
   ``Action "*"`` too. Service wildcards such as ``"s3:*"`` match one service only and stay
   as they are (no policy targets them). ``Effect`` must be ``Allow`` or ``Deny`` (AWS reads it
@@ -29,6 +31,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from .configs import POLICY_KEYS
+from .iam_globs import cover_every_action
+from .tf_effective import EFFECTIVE_KEY
 from .tf_network import unite_networks
 
 BOOL_ARGS: dict[str, tuple[str, ...]] = {
@@ -63,8 +67,6 @@ CANNED_ACLS = frozenset(
 EFFECTS = ("Allow", "Deny")
 _TRUE, _FALSE = ("true", "1"), ("false", "0")
 _NUMBER = re.compile(r"^\s*[-+]?\d+(\.\d+)?\s*$")
-# Shortest real action name parts: a 2-character service prefix ("s3"), a 2+ character name.
-_MIN_SERVICE, _MIN_NAME = 2, 2
 
 
 def unresolved(value: Any) -> bool:
@@ -72,22 +74,9 @@ def unresolved(value: Any) -> bool:
 
 
 def matches_every_action(pattern: Any) -> bool:
-    """True when an IAM action glob (``*`` any run, ``?`` one character, case-insensitive)
+    """True when one IAM action glob (``*`` any run, ``?`` one character, case-insensitive)
     matches every action ``<service>:<Name>``."""
-    if not isinstance(pattern, str) or set(pattern) - set("*?:") or "*" not in pattern:
-        return False
-    parts = pattern.split(":")
-    if len(parts) == 1:
-        return pattern.count("?") <= _MIN_SERVICE + 1 + _MIN_NAME
-    if len(parts) == 2:
-        service, name = parts
-        return (
-            "*" in service
-            and service.count("?") <= _MIN_SERVICE
-            and "*" in name
-            and name.count("?") <= _MIN_NAME
-        )
-    return False
+    return isinstance(pattern, str) and cover_every_action([pattern])
 
 
 def _bool(value: Any, where: str, problems: list[str]) -> Any:
@@ -115,6 +104,10 @@ def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
+def _allows(st: dict[str, Any], effect_key: str) -> bool:
+    return st.get(effect_key) in (None, "Allow")
+
+
 def _statement(
     st: dict[str, Any], keys: tuple[str, str, str], where: str, problems: list[str]
 ) -> None:
@@ -123,21 +116,37 @@ def _statement(
     effect = st.get(effect_key)
     if effect is not None and not unresolved(effect) and effect not in EFFECTS:
         problems.append(f"{where}: {effect_key} = {effect!r} is neither Allow nor Deny")
-    actions = st.get(action_key)
-    allows = effect in (None, "Allow")
-    widened = any(matches_every_action(a) for a in _as_list(actions)) or (
-        allows and st.get(not_key) is not None
+    actions = _as_list(st.get(action_key))
+    widened = cover_every_action(actions) or (
+        _allows(st, effect_key) and st.get(not_key) is not None
     )
-    if widened:
-        st[action_key] = [*(a for a in _as_list(actions) if a is not None), "*"]
+    if widened and "*" not in actions:
+        st[action_key] = [*(a for a in actions if a is not None), "*"]
+
+
+def _statements(
+    statements: Any, keys: tuple[str, str, str], where: str, problems: list[str]
+) -> None:
+    """Normalise each statement; when the Allow statements only together match every action,
+    the first of them gains ``"*"`` too."""
+    effect_key, action_key, _ = keys
+    items = [st for st in _as_list(statements) if isinstance(st, dict)]
+    for st in items:
+        _statement(st, keys, where, problems)
+    allows = [st for st in items if _allows(st, effect_key)]
+    union = [a for st in allows for a in _as_list(st.get(action_key))]
+    if allows and "*" not in union and cover_every_action(union):
+        allows[0][action_key] = [*(a for a in _as_list(allows[0].get(action_key)) if a), "*"]
 
 
 def _documents(value: Any) -> Iterator[dict[str, Any]]:
-    """Decoded policy documents anywhere in a resource body."""
+    """Decoded policy documents anywhere in a resource body (attached managed ones too)."""
     if isinstance(value, dict):
         for key, item in value.items():
             if key in POLICY_KEYS and isinstance(item, dict):
                 yield item
+            elif key == EFFECTIVE_KEY and isinstance(item, list):
+                yield from (doc for doc in item if isinstance(doc, dict))
             else:
                 yield from _documents(item)
     elif isinstance(value, list):
@@ -148,13 +157,11 @@ def _documents(value: Any) -> Iterator[dict[str, Any]]:
 def _iam(resource: dict[str, Any], problems: list[str]) -> None:
     address, config = resource["address"], resource["config"]
     for doc in _documents(config):
-        for st in _as_list(doc.get("Statement")):
-            if isinstance(st, dict):
-                _statement(st, ("Effect", "Action", "NotAction"), address, problems)
+        _statements(doc.get("Statement"), ("Effect", "Action", "NotAction"), address, problems)
     if resource["type"] == "aws_iam_policy_document":
-        for st in _as_list(config.get("statement")):
-            if isinstance(st, dict):
-                _statement(st, ("effect", "actions", "not_actions"), address, problems)
+        _statements(
+            config.get("statement"), ("effect", "actions", "not_actions"), address, problems
+        )
 
 
 def _ports(rule: dict[str, Any], where: str, problems: list[str]) -> None:

@@ -1,7 +1,9 @@
 # Security Verifiers E2 — Kubernetes policy pack (Rego v1).
 #
 # Input:  {"objects": [<Kubernetes object>, ...]}  — the objects of one manifest, in order
-#         (configs.parse_k8s: one per document; a `kind: List` contributes its items).
+#         (configs.parse_k8s: one per document; a `kind: List` contributes its items), as
+#         k8s_effective resolves them (claims bound to hostPath volumes, enumerated RBAC
+#         wildcards, aggregated and copied cluster-admin roles, vacuous limits).
 # Output: data.sv.kubernetes.violations — a set of
 #         {"rule": <canonical id>, "resource": "<Kind>/<metadata.name>", "msg": <text>}.
 # Rule semantics are documented in canonical.py (one rule per canonical k8s/* id).
@@ -81,6 +83,9 @@ missing_limit(x, res) if not res in object.keys(limits(x))
 
 missing_limit(x, res) if unset_quantity(limits(x)[res])
 
+# A limit above any node's size (k8s_effective: x-sv-vacuous-limits) limits nothing.
+vacuous_limit(x, res) if res in arr(field(x.c, "x-sv-vacuous-limits"))
+
 # The tag of an image reference ("" when none); a registry port is not a tag.
 image_tag(image) := tag if {
 	segments := split(image, "/")
@@ -90,9 +95,18 @@ image_tag(image) := tag if {
 	count(parts) > 1
 } else := ""
 
+# A tag pins an image when it names a release (major.minor...), a date or build stamp of six
+# or more digits, or a commit hash; "latest", no tag, a bare major ("7", "v2") or a channel
+# name ("stable", "alpine", "lts") float.
+pinned_tag(tag) if regex.match(`^[vV]?[0-9]+\.[0-9]+`, tag)
+
+pinned_tag(tag) if regex.match(`^[0-9]{6,}`, tag)
+
+pinned_tag(tag) if regex.match(`^(sha-|g)?[0-9a-f]{7,40}$`, tag)
+
 bad_tag(image) if {
 	not contains(image, "@")
-	image_tag(image) in {"", "latest"}
+	not pinned_tag(image_tag(image))
 }
 
 norm_cap(c) := trim_prefix(upper(c), "CAP_")
@@ -147,9 +161,17 @@ violations contains v if {
 
 violations contains v if {
 	some x in containers
+	x.field != "ephemeralContainers"
+	some res in ["cpu", "memory"]
+	vacuous_limit(x, res)
+	v := {"rule": "k8s/missing-resource-limits", "resource": x.resource, "msg": sprintf("%s has a %s limit beyond any node's size (no limit)", [cname(x), res])}
+}
+
+violations contains v if {
+	some x in containers
 	is_string(x.c.image)
 	bad_tag(x.c.image)
-	v := {"rule": "k8s/image-latest-tag", "resource": x.resource, "msg": sprintf("%s image '%s' is not pinned (latest or no tag)", [cname(x), x.c.image])}
+	v := {"rule": "k8s/image-latest-tag", "resource": x.resource, "msg": sprintf("%s image '%s' is not pinned (latest, no tag or a floating tag)", [cname(x), x.c.image])}
 }
 
 violations contains v if {

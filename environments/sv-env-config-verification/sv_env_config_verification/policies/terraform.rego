@@ -5,7 +5,9 @@
 #                   "config": {...}, "refs": ["<type>.<name>", ...]}]}
 #   config: attribute values unwrapped, nested blocks as lists of objects, literal var/local
 #   defaults substituted, policy JSON/jsonencode decoded; unresolved expressions are strings
-#   starting with "${" and never produce a violation on their own.
+#   starting with "${" and never produce a violation on their own. Resolved by tf_effective
+#   (attached managed policies, prefix lists, selectors that record nothing) and normalised
+#   by tf_values / tf_network before evaluation.
 # Output: data.sv.terraform.violations — a set of
 #   {"rule": <canonical id>, "resource": "<type>.<name>" | "data.<type>.<name>", "msg": <text>}.
 # Rule semantics are documented in canonical.py (one rule per canonical tf/* id).
@@ -233,10 +235,14 @@ star_statement(doc) if {
 	"*" in arr(object.get(obj(s), "Action", null))
 }
 
-# Policy documents of an IAM resource: its `policy` and the `policy` of inline_policy blocks.
+# Policy documents of an IAM resource: its `policy`, the `policy` of inline_policy blocks, and
+# the documents of AWS managed policies it attaches by ARN (tf_effective: effective_policies).
 policy_docs(r) := array.concat(
-	[cfg(r, "policy") | r.type in iam_policy_types],
-	[obj(ip).policy | r.type in iam_policy_types | {"aws_iam_role"}; some ip in arr(cfg(r, "inline_policy"))],
+	array.concat(
+		[cfg(r, "policy") | r.type in iam_policy_types],
+		[obj(ip).policy | r.type in iam_policy_types | {"aws_iam_role"}; some ip in arr(cfg(r, "inline_policy"))],
+	),
+	arr(cfg(r, "effective_policies")),
 )
 
 violations contains v if {
@@ -276,4 +282,11 @@ violations contains v if {
 	some r in managed("aws_cloudtrail")
 	is_false(cfg(r, "enable_logging"))
 	v := {"rule": "tf/cloudtrail-logging-disabled", "resource": r.address, "msg": "enable_logging = false"}
+}
+
+# Event selectors that admit no event (tf_effective: x_sv_records_nothing) log nothing.
+violations contains v if {
+	some r in managed("aws_cloudtrail")
+	cfg(r, "x_sv_records_nothing") == true
+	v := {"rule": "tf/cloudtrail-logging-disabled", "resource": r.address, "msg": "the event selectors record no events"}
 }

@@ -1,10 +1,11 @@
 """The project's Rego policy pack evaluated in-process with regorus (no `opa` binary needed).
 
 Policies are compiled once per process into one engine per thread that is reused for every
-scan. Kubernetes input is ``{"objects": [...]}`` (objects whose fields have the wrong types
-are reported as warnings, see `k8s_shape`); Terraform input is `configs.normalise_terraform`
-of the hcl2 dict with values normalised by `tf_values.normalise_values` (its problems are
-warnings). Every object / resource is evaluated (``scanned``).
+scan. Kubernetes input is ``{"objects": [...]}`` as `k8s_effective` resolves them (objects
+whose fields have the wrong types are reported as warnings, see `k8s_shape`); Terraform input
+is `configs.normalise_terraform` of the hcl2 dict, resolved by `tf_effective` and normalised
+by `tf_values.normalise_values` (its problems are warnings). Every object / resource is
+evaluated (``scanned``).
 """
 
 from __future__ import annotations
@@ -29,14 +30,22 @@ from ..configs import (
     parse_terraform,
     terraform_spans,
 )
+from ..k8s_effective import effective_objects
 from ..k8s_shape import shape_problems
+from ..tf_effective import effective_terraform
 from ..tf_values import normalise_values
 from . import RawFinding, ToolResult, sha256_files
 
 POLICY_DIR = Path(__file__).resolve().parent.parent / "policies"
 RULES = {"k8s": "data.sv.kubernetes.violations", "terraform": "data.sv.terraform.violations"}
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
-INPUT_MODULES = tuple(PACKAGE_DIR / f for f in ("k8s_shape.py", "tf_values.py", "tf_network.py"))
+INPUT_MODULES = tuple(
+    PACKAGE_DIR / f
+    for f in (
+        "k8s_shape.py", "k8s_effective.py", "tf_values.py", "tf_network.py", "tf_effective.py",
+        "iam_globs.py", "data/k8s_api_resources.json", "data/aws_managed_policies.json",
+    )
+)  # fmt: skip
 """The code that builds the Rego input: hashed with the policies (scan cache keys)."""
 
 
@@ -128,10 +137,10 @@ class OpaTool:
             warnings = [
                 p for o, n in zip(objects, names, strict=True) for p in shape_problems(o, n)
             ]
-            return {"objects": objects}, k8s_spans(config.text), names, warnings
+            return {"objects": effective_objects(objects)}, k8s_spans(config.text), names, warnings
         doc = parse_terraform(config.text)
         plain = normalise_terraform(doc)
-        data, warnings = normalise_values(plain)
+        data, warnings = normalise_values(effective_terraform(plain))
         names = [r["address"] for r in plain["resources"]]
         return data, terraform_spans(doc), names, warnings
 
