@@ -19,9 +19,20 @@
     checks the checkov adapter against checkov's expected PASSED/FAILED, and every file is
     scanned by all tools to count per-id agreement between the tools.
 
+(c) Third-party suites with labelled pass/fail resources (``--suite NAME PATH``): trivy-checks
+    good/bad examples (``examples.jsonl``), Kyverno CLI tests (``kyverno-test.yaml``),
+    Kubescape regolibrary rule tests (``rules/<rule>/test/<case>/``) and checkov's Kubernetes
+    check examples (a checkov checkout). Their checks that mean a catalogue id are mapped in
+    ``third_party``; every case of a mapped check is scored or listed out of scope with the
+    reason (``agreement``); per-check agreement and the uncovered checks are printed.
+
 Usage: python scripts/e2_oracle_agreement.py [GATEKEEPER_CHECKOUT] [--realdata DIR]
        [--no-terraform] [--json OUT]
-(default checkout: <realdata>/E2_config_verification/gatekeeper-library)
+       python scripts/e2_oracle_agreement.py --suite {gatekeeper,terraform,trivy,kyverno,
+       regolibrary,checkov-k8s} [PATH] [--json OUT]
+(default checkout: <realdata>/E2_config_verification/gatekeeper-library; ``--suite terraform``
+takes a labels CSV, a checkov checkout or the realdata folder; ``--suite trivy`` defaults to
+<realdata>/E2_config_verification/trivy_checks_examples)
 """
 
 from __future__ import annotations
@@ -38,6 +49,7 @@ from typing import Any
 
 import yaml
 
+from sv_env_config_verification.agreement import Row, metrics, report, score
 from sv_env_config_verification.canonical import CATALOGUE, TOOL_RULES
 from sv_env_config_verification.configs import (
     ConfigError,
@@ -59,38 +71,19 @@ from sv_env_config_verification.gatekeeper import (
 )
 from sv_env_config_verification.oracle import scan
 from sv_env_config_verification.scan_cache import ScanCache
+from sv_env_config_verification.suites import (
+    SuiteError,
+    checkov_k8s_cases,
+    checkov_tf_labels,
+    kyverno_cases,
+    regolibrary_cases,
+    trivy_cases,
+)
 from sv_env_config_verification.tools import get_tool
 
 DEFAULT_REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
 E2 = "E2_config_verification"
 TF_LABELS = Path(E2) / "checkov" / "terraform_labels.csv"
-
-
-@dataclass
-class Row:
-    group: str
-    case: str
-    expected: bool  # violation / FAILED
-    predicted: bool
-    detail: str = ""
-
-
-def metrics(rows: list[Row]) -> dict[str, Any]:
-    tp = sum(r.expected and r.predicted for r in rows)
-    tn = sum(not r.expected and not r.predicted for r in rows)
-    fp = sum(not r.expected and r.predicted for r in rows)
-    fn = sum(r.expected and not r.predicted for r in rows)
-    n = len(rows)
-    return {
-        "n": n,
-        "tp": tp,
-        "tn": tn,
-        "fp": fp,
-        "fn": fn,
-        "accuracy": (tp + tn) / n if n else None,
-        "precision": tp / (tp + fp) if tp + fp else None,
-        "recall": tp / (tp + fn) if tp + fn else None,
-    }
 
 
 def _fmt(x: float | None) -> str:
@@ -256,10 +249,37 @@ def _tf_file_for(example: Path, resource: str) -> tuple[Path, str] | None:
     return None
 
 
-def checkov_rows(root: Path, cache: ScanCache, cross_tool: bool = True) -> dict[str, Any]:
-    """Oracle rows (mapped checks), adapter rows (all checks) and cross-tool tallies."""
-    base = (root / TF_LABELS).parent
-    labels = list(csv.DictReader((root / TF_LABELS).open(newline="")))
+LABEL_COLUMNS = ("check_id", "example_dir", "resource", "expected")
+
+
+def read_labels(path: Path) -> tuple[list[dict[str, str]], Path]:
+    """(label rows, folder their example_dir is relative to) from a labels CSV, a checkov
+    checkout (``suites.checkov_tf_labels``) or a realdata folder holding `TF_LABELS`."""
+    if path.is_dir() and (path / "tests" / "terraform" / "checks").is_dir():
+        return checkov_tf_labels(path), path
+    file = path / TF_LABELS if path.is_dir() else path
+    try:
+        with file.open(newline="", encoding="utf-8") as fh:
+            labels = list(csv.DictReader(fh))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise SuiteError(f"{file}: cannot read the labels CSV: {exc}") from None
+    missing = [c for c in LABEL_COLUMNS if labels and c not in labels[0]]
+    if missing or not labels:
+        raise SuiteError(f"{file}: not a checkov labels CSV (needs columns {list(LABEL_COLUMNS)})")
+    return labels, file.parent
+
+
+def checkov_rows(
+    root: Path,
+    cache: ScanCache,
+    cross_tool: bool = True,
+    labels: list[dict[str, str]] | None = None,
+    base: Path | None = None,
+) -> dict[str, Any]:
+    """Oracle rows (mapped checks), adapter rows (all checks) and cross-tool tallies, for the
+    label rows given (default: `TF_LABELS` under `root`)."""
+    if labels is None or base is None:
+        labels, base = read_labels(root)
     mapped = TOOL_RULES["checkov"]
     by_file: dict[Path, list[tuple[dict[str, str], str]]] = defaultdict(list)
     unlocated = []
@@ -311,66 +331,151 @@ def checkov_rows(root: Path, cache: ScanCache, cross_tool: bool = True) -> dict[
         "unlocated": unlocated,
         "errors": errors,
         "files": len(by_file),
+        "label_checks": sorted({rec["check_id"] for rec in labels}),
+        "mapped_label_rows": sum(rec["check_id"] in mapped for rec in labels),
+        "rows": len(labels),
     }
 
 
-def run(checkout: Path, realdata: Path, terraform: bool = True) -> dict[str, Any]:
-    suite_paths(checkout)  # a bad checkout fails before any tool loads
-    cache = ScanCache()
-    start = time.perf_counter()
-    tools = ("opa", "checkov", "semgrep")
+def print_checkov(ck: dict[str, Any], source: Path) -> dict[str, Any]:
+    """Print part (b) for one set of label rows; returns its JSON tables."""
+    print(
+        f"\n(b) checkov Terraform labels ({source}): {ck['rows']} rows of "
+        f"{len(ck['label_checks'])} checks in {ck['files']} files; "
+        f"{len(ck['unlocated'])} label rows whose resource was not found in a parsable file"
+    )
+    if not ck["mapped_label_rows"]:
+        print(
+            f"  none of the {len(ck['label_checks'])} check ids of these labels is mapped in "
+            f"TOOL_RULES['checkov'] ({len(TOOL_RULES['checkov'])} ids), so the oracle has no "
+            "row to compare; pass a checkov checkout (--suite terraform CHECKOUT) for the mapped "
+            "checks' own example folders"
+        )
+    out = {
+        "checkov_oracle": print_table(
+            "(b) oracle vs checkov labels, rows whose check id is mapped", ck["oracle"]
+        ),
+        "checkov_adapter": print_table(
+            "(b') checkov adapter (in-process, temp copy) vs checkov's expected results",
+            ck["adapter"],
+        ),
+    }
+    print_consistency("checkov's Terraform example files", ck["consistency"])
+    if ck["errors"]:
+        print("\ntool errors:")
+        for e in ck["errors"]:
+            print("  " + e)
+    out["errors"] = ck["errors"]
+    out["unlocated"] = len(ck["unlocated"])
+    out["mapped_label_rows"] = ck["mapped_label_rows"]
+    return out
+
+
+def print_versions() -> None:
+    tools = ("opa", "checkov", "semgrep", "kube-linter")
     versions = {
         t: get_tool(t).version() if get_tool(t).available() else "unavailable" for t in tools
     }
     print("tools:", json.dumps(versions))
+
+
+def run(checkout: Path, realdata: Path, terraform: bool = True) -> dict[str, Any]:
+    """Part (a) on a Gatekeeper checkout, then part (b) on the realdata labels."""
+    suite_paths(checkout)  # a bad checkout fails before any tool loads
+    cache = ScanCache()
+    start = time.perf_counter()
+    print_versions()
     gk = gatekeeper_rows(checkout, cache)
     out: dict[str, Any] = {"gatekeeper": print_gatekeeper(checkout, gk)}
     print_consistency("Gatekeeper objects of in-scope cases", gk.consistency)
     labels = realdata / TF_LABELS
     if not terraform:
-        print("\n(b) Terraform part skipped (--no-terraform)")
+        print("\n(b) Terraform part skipped")
     elif not labels.is_file():
         print(f"\n(b) Terraform part skipped: no checkov labels file at {labels}")
     else:
-        ck = checkov_rows(realdata, cache)
-        print(
-            f"\n(b) checkov Terraform labels: {ck['files']} files; "
-            f"{len(ck['unlocated'])} label rows whose resource was not found in a parsable file"
-        )
-        out["checkov_oracle"] = print_table(
-            "(b) oracle vs checkov labels, rows whose check id is mapped", ck["oracle"]
-        )
-        out["checkov_adapter"] = print_table(
-            "(b') checkov adapter (in-process, temp copy) vs checkov's expected results",
-            ck["adapter"],
-        )
-        print_consistency("checkov's Terraform example files", ck["consistency"])
-        if ck["errors"]:
-            print("\ntool errors:")
-            for e in ck["errors"]:
-                print("  " + e)
-        out["errors"] = ck["errors"]
-        out["unlocated"] = len(ck["unlocated"])
+        out.update(print_checkov(checkov_rows(realdata, cache), labels))
     out["seconds"] = round(time.perf_counter() - start, 1)
     print(f"\ndone in {out['seconds']} s")
     return out
 
 
+def run_terraform(path: Path) -> dict[str, Any]:
+    """Part (b) alone on a labels CSV, a checkov checkout or a realdata folder."""
+    labels, base = read_labels(path)
+    print_versions()
+    return print_checkov(checkov_rows(path, ScanCache(), labels=labels, base=base), path)
+
+
+READERS = {
+    "trivy": trivy_cases,
+    "kyverno": kyverno_cases,
+    "regolibrary": regolibrary_cases,
+    "checkov-k8s": checkov_k8s_cases,
+}
+SUITES = ("gatekeeper", "terraform", *READERS)
+
+
+def _progress(suite: str, every_s: float = 10.0) -> Any:
+    last = [time.monotonic()]
+
+    def tick(i: int, n: int) -> None:
+        now = time.monotonic()
+        if i == n or now - last[0] >= every_s:
+            last[0] = now
+            print(f"  [{suite}] case {i}/{n}", file=sys.stderr, flush=True)
+
+    return tick
+
+
+def run_suite(suite: str, path: Path) -> dict[str, Any]:
+    """Part (c): one third-party suite, read (errors before any tool loads), then scored."""
+    cases = READERS[suite](path)
+    start = time.perf_counter()
+    print_versions()
+    print(f"{suite}: {len(cases)} cases read from {path}")
+    res = score(cases, ScanCache(), progress=_progress(suite))
+    lines, tables = report(res, f"(c) {suite} ({path})")
+    print("\n".join(lines))
+    tables["seconds"] = round(time.perf_counter() - start, 1)
+    print(f"\ndone in {tables['seconds']} s")
+    return tables
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("checkout", nargs="?", type=Path, help="Gatekeeper library checkout")
+    ap.add_argument(
+        "path",
+        nargs="?",
+        type=Path,
+        help="Gatekeeper library checkout; with --suite, that suite's folder or file",
+    )
+    ap.add_argument("--suite", choices=SUITES, help="score this suite alone")
     ap.add_argument("--realdata", type=Path, default=DEFAULT_REALDATA)
     ap.add_argument("--no-terraform", action="store_true", help="skip part (b)")
-    ap.add_argument("--json", type=Path, help="write the metrics as JSON here")
+    ap.add_argument("--json", type=Path, help="write the tables as JSON here")
     args = ap.parse_args(argv)
-    checkout = args.checkout or args.realdata / E2 / "gatekeeper-library"
+    suite, path = args.suite, args.path
+    if suite in ("kyverno", "regolibrary", "checkov-k8s") and path is None:
+        ap.error(f"--suite {suite} needs PATH")
     try:
-        out = run(checkout, args.realdata, terraform=not args.no_terraform)
-    except GatekeeperError as exc:
+        if suite in READERS:
+            out = run_suite(suite, path or args.realdata / E2 / "trivy_checks_examples")
+        elif suite == "terraform":
+            out = run_terraform(path or args.realdata)
+        else:
+            checkout = path or args.realdata / E2 / "gatekeeper-library"
+            terraform = suite is None and not args.no_terraform
+            out = run(checkout, args.realdata, terraform=terraform)
+    except (GatekeeperError, SuiteError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.json:
-        args.json.write_text(json.dumps(out, indent=2, default=str))
+        try:
+            args.json.write_text(json.dumps(out, indent=2, default=str))
+        except OSError as exc:
+            print(f"error: {args.json}: cannot write: {exc.strerror}", file=sys.stderr)
+            return 2
     return 0
 
 
