@@ -326,3 +326,72 @@ def test_scope_attributes_are_immutable():
         "rules:", "aggregationRule:\n  clusterRoleSelectors:\n  - {}\nrules:"
     )
     assert "aggregationRule" in str(violation("k8s", plain, aggregated, ["k8s/rbac-wildcard"]))
+
+
+# ------------------------------------------------------------------ Pod Security Standards
+def workload(pod_fields: str = "", container_fields: str = "", notes: str = "") -> str:
+    return (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  template:\n"
+        f"    metadata:\n      annotations: {{{notes}}}\n    spec:\n{pod_fields}"
+        "      containers:\n      - name: api\n        image: api:1.2.3\n"
+        "        resources:\n          limits: {cpu: '1', memory: 1Gi}\n"
+        "        securityContext:\n          allowPrivilegeEscalation: false\n"
+        "          readOnlyRootFilesystem: true\n          runAsNonRoot: true\n"
+        f"{container_fields}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "vid"),
+    [
+        (
+            workload(
+                container_fields="        ports:\n        - {containerPort: 80, hostPort: 8080}\n"
+            ),
+            "k8s/host-port",
+        ),
+        (
+            workload(
+                pod_fields="      securityContext:\n        seccompProfile: {type: Unconfined}\n"
+            ),
+            "k8s/seccomp-unconfined",
+        ),
+        (
+            workload(container_fields="          seccompProfile: {type: Unconfined}\n"),
+            "k8s/seccomp-unconfined",
+        ),
+        (
+            workload(notes="seccomp.security.alpha.kubernetes.io/pod: unconfined"),
+            "k8s/seccomp-unconfined",
+        ),
+        (
+            workload(container_fields="          appArmorProfile: {type: Unconfined}\n"),
+            "k8s/apparmor-unconfined",
+        ),
+        (
+            workload(notes="container.apparmor.security.beta.kubernetes.io/api: unconfined"),
+            "k8s/apparmor-unconfined",
+        ),
+        (workload(container_fields="          procMount: Unmasked\n"), "k8s/unmasked-proc-mount"),
+        (
+            workload(
+                pod_fields="      securityContext:\n        sysctls:\n"
+                "        - {name: kernel.msgmax, value: '65536'}\n"
+            ),
+            "k8s/unsafe-sysctls",
+        ),
+    ],
+)
+def test_pod_security_standards_baseline_controls(text, vid):
+    assert (vid, "Deployment/api") in findings("k8s", text)
+
+
+def test_pod_security_standards_allowed_values_are_clean():
+    text = workload(
+        pod_fields="      securityContext:\n        seccompProfile: {type: RuntimeDefault}\n"
+        "        sysctls:\n        - {name: net.ipv4.tcp_syncookies, value: '1'}\n",
+        container_fields="          procMount: Default\n          appArmorProfile: {type: RuntimeDefault}\n"  # noqa: E501
+        "        ports:\n        - {containerPort: 80, hostPort: 0}\n",
+        notes="container.apparmor.security.beta.kubernetes.io/api: runtime/default",
+    )
+    assert ids("k8s", text) == set()

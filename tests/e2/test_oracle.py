@@ -62,7 +62,7 @@ class Counting:
 
 
 def test_catalogue():
-    assert len(CATALOGUE) == 22 and SEVERITY_WEIGHT == {"low": 1, "med": 2, "high": 3}
+    assert len(CATALOGUE) == 27 and SEVERITY_WEIGHT == {"low": 1, "med": 2, "high": 3}
     assert CATALOGUE["k8s/host-pid"].severity == "high" and CATALOGUE["tf/s3-unencrypted"].kind == (
         "terraform"
     )

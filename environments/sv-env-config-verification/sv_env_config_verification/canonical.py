@@ -134,6 +134,46 @@ _K8S = [
         "A container does not set securityContext.readOnlyRootFilesystem: true.",
     ),
     (
+        "k8s/host-port",
+        "med",
+        "Container binds a host port",
+        "A container port sets hostPort (any value but 0): the pod takes a port on the node's "
+        "network (Pod Security Standards, baseline).",
+    ),
+    (
+        "k8s/seccomp-unconfined",
+        "med",
+        "Seccomp disabled (Unconfined)",
+        "The pod or a container sets securityContext.seccompProfile.type: Unconfined, or an "
+        "annotation seccomp.security.alpha.kubernetes.io/pod or "
+        "container.seccomp.security.alpha.kubernetes.io/<name> is 'unconfined' (baseline; an "
+        "unset profile is not flagged).",
+    ),
+    (
+        "k8s/apparmor-unconfined",
+        "med",
+        "AppArmor disabled (unconfined)",
+        "The pod or a container sets securityContext.appArmorProfile.type: Unconfined, or an "
+        "annotation container.apparmor.security.beta.kubernetes.io/<name> is 'unconfined' "
+        "(baseline).",
+    ),
+    (
+        "k8s/unmasked-proc-mount",
+        "med",
+        "Unmasked /proc mount",
+        "A container sets securityContext.procMount to anything but Default (baseline).",
+    ),
+    (
+        "k8s/unsafe-sysctls",
+        "med",
+        "Unsafe sysctl",
+        "The pod's securityContext.sysctls name a sysctl outside the baseline safe set "
+        "(kernel.shm_rmid_forced, net.ipv4.ip_local_port_range, net.ipv4.ip_unprivileged_port_"
+        "start, net.ipv4.tcp_syncookies, net.ipv4.ping_group_range, net.ipv4.ip_local_reserved_"
+        "ports, net.ipv4.tcp_keepalive_time, net.ipv4.tcp_fin_timeout, net.ipv4.tcp_keepalive_"
+        "intvl, net.ipv4.tcp_keepalive_probes).",
+    ),
+    (
         "k8s/rbac-wildcard",
         "high",
         "RBAC rule uses a wildcard",
@@ -232,6 +272,14 @@ CATALOGUE: Mapping[str, Violation] = MappingProxyType(
         for vid, sev, title, desc in rows
     }
 )
+
+
+DETECT_ONLY = frozenset(
+    {"k8s/host-port", "k8s/seccomp-unconfined", "k8s/apparmor-unconfined",
+     "k8s/unmasked-proc-mount", "k8s/unsafe-sysctls"}
+)  # fmt: skip
+"""Ids judged on every config (real configs, third-party suites) that the built-in mutation
+engine does not inject yet (the Pod Security Standards controls added last)."""
 
 
 def ids_for(kind: str) -> tuple[str, ...]:

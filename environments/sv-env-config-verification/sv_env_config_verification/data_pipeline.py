@@ -73,6 +73,11 @@ FAMILIES: Mapping[str, tuple[str, ...]] = {
         "k8s/writable-root-filesystem",
         "k8s/missing-resource-limits",
         "k8s/image-latest-tag",
+        "k8s/host-port",
+        "k8s/seccomp-unconfined",
+        "k8s/apparmor-unconfined",
+        "k8s/unmasked-proc-mount",
+        "k8s/unsafe-sysctls",
     ),
     "k8s/rbac": ("k8s/rbac-wildcard", "k8s/cluster-admin-binding"),
     "terraform/data-protection": (

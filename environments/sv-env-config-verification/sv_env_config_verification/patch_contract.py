@@ -49,6 +49,11 @@ FIX_KINDS: Mapping[str, frozenset[str]] = {
     "k8s/hostpath-volume": _WORKLOAD_FIXES,
     "k8s/dangerous-capabilities": _WORKLOAD_FIXES,
     "k8s/writable-root-filesystem": _WORKLOAD_FIXES,
+    "k8s/host-port": _WORKLOAD_FIXES,
+    "k8s/seccomp-unconfined": _WORKLOAD_FIXES,
+    "k8s/apparmor-unconfined": _WORKLOAD_FIXES,
+    "k8s/unmasked-proc-mount": _WORKLOAD_FIXES,
+    "k8s/unsafe-sysctls": _WORKLOAD_FIXES,
     "k8s/rbac-wildcard": frozenset(),
     "k8s/cluster-admin-binding": frozenset({"ClusterRole", "Role"}),
     "tf/s3-public-access": frozenset(

@@ -111,6 +111,28 @@ bad_tag(image) if {
 
 norm_cap(c) := trim_prefix(upper(c), "CAP_")
 
+# Pod Security Standards (baseline) sysctls a pod may set.
+safe_sysctls := {
+	"kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.ip_unprivileged_port_start",
+	"net.ipv4.tcp_syncookies", "net.ipv4.ping_group_range", "net.ipv4.ip_local_reserved_ports",
+	"net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_keepalive_intvl",
+	"net.ipv4.tcp_keepalive_probes",
+}
+
+# The metadata annotations of a workload's pods (the object's own for a Pod, else its template's).
+pod_annotations(o) := obj(field(o.metadata, "annotations")) if o.kind == "Pod"
+
+pod_annotations(o) := obj(field(field(o.spec.template, "metadata"), "annotations")) if o.kind in template_kinds
+
+pod_annotations(o) := obj(field(field(o.spec.jobTemplate.spec.template, "metadata"), "annotations")) if o.kind == "CronJob"
+
+annotated contains {"resource": resource(o), "notes": pod_annotations(o)} if {
+	some o in arr(input.objects)
+	is_object(pod_spec(o))
+}
+
+psc(p) := obj(field(p.spec, "securityContext"))
+
 # ---------------------------------------------------------------- rules
 
 violations contains v if {
@@ -213,4 +235,82 @@ violations contains v if {
 	o.roleRef.kind == "ClusterRole"
 	o.roleRef.name == "cluster-admin"
 	v := {"rule": "k8s/cluster-admin-binding", "resource": resource(o), "msg": "binds the cluster-admin ClusterRole"}
+}
+
+# ---------------------------------------------------------------- Pod Security Standards (baseline)
+
+violations contains v if {
+	some x in containers
+	some port in arr(field(x.c, "ports"))
+	hp := field(port, "hostPort")
+	hp != null
+	hp != 0
+	v := {"rule": "k8s/host-port", "resource": x.resource, "msg": sprintf("%s binds hostPort %v", [cname(x), hp])}
+}
+
+violations contains v if {
+	some p in pods
+	field(field(psc(p), "seccompProfile"), "type") == "Unconfined"
+	v := {"rule": "k8s/seccomp-unconfined", "resource": p.resource, "msg": "pod seccompProfile is Unconfined"}
+}
+
+violations contains v if {
+	some x in containers
+	field(field(csc(x), "seccompProfile"), "type") == "Unconfined"
+	v := {"rule": "k8s/seccomp-unconfined", "resource": x.resource, "msg": sprintf("%s seccompProfile is Unconfined", [cname(x)])}
+}
+
+violations contains v if {
+	some a in annotated
+	some key, value in a.notes
+	is_string(key)
+	key == "seccomp.security.alpha.kubernetes.io/pod"
+	lower(sprintf("%v", [value])) == "unconfined"
+	v := {"rule": "k8s/seccomp-unconfined", "resource": a.resource, "msg": "seccomp annotation is unconfined"}
+}
+
+violations contains v if {
+	some a in annotated
+	some key, value in a.notes
+	is_string(key)
+	startswith(key, "container.seccomp.security.alpha.kubernetes.io/")
+	lower(sprintf("%v", [value])) == "unconfined"
+	v := {"rule": "k8s/seccomp-unconfined", "resource": a.resource, "msg": sprintf("annotation %s is unconfined", [key])}
+}
+
+violations contains v if {
+	some p in pods
+	field(field(psc(p), "appArmorProfile"), "type") == "Unconfined"
+	v := {"rule": "k8s/apparmor-unconfined", "resource": p.resource, "msg": "pod appArmorProfile is Unconfined"}
+}
+
+violations contains v if {
+	some x in containers
+	field(field(csc(x), "appArmorProfile"), "type") == "Unconfined"
+	v := {"rule": "k8s/apparmor-unconfined", "resource": x.resource, "msg": sprintf("%s appArmorProfile is Unconfined", [cname(x)])}
+}
+
+violations contains v if {
+	some a in annotated
+	some key, value in a.notes
+	is_string(key)
+	startswith(key, "container.apparmor.security.beta.kubernetes.io/")
+	lower(sprintf("%v", [value])) == "unconfined"
+	v := {"rule": "k8s/apparmor-unconfined", "resource": a.resource, "msg": sprintf("annotation %s is unconfined", [key])}
+}
+
+violations contains v if {
+	some x in containers
+	pm := field(csc(x), "procMount")
+	pm != null
+	pm != "Default"
+	v := {"rule": "k8s/unmasked-proc-mount", "resource": x.resource, "msg": sprintf("%s procMount is %v", [cname(x), pm])}
+}
+
+violations contains v if {
+	some p in pods
+	some s in arr(field(psc(p), "sysctls"))
+	name := field(s, "name")
+	not name in safe_sysctls
+	v := {"rule": "k8s/unsafe-sysctls", "resource": p.resource, "msg": sprintf("pod sets sysctl %v", [name])}
 }
