@@ -84,10 +84,16 @@ def test_attaching_an_aws_managed_admin_policy_is_a_wildcard_grant(policy):
     assert (IAM, "aws_iam_role.r") in findings("terraform", inline)
 
 
-def test_unknown_or_narrow_managed_policies_are_not_flagged():
-    for arn in ("arn:aws:iam::aws:policy/IAMFullAccess", "arn:aws:iam::123:policy/Custom"):
-        attach = f'resource "aws_iam_role_policy_attachment" "a" {{\n  role = "r"\n  policy_arn = "{arn}"\n}}\n'  # noqa: E501
-        assert IAM not in ids("terraform", ROLE + attach)
+def test_unknown_managed_policies_are_not_flagged_and_iam_full_access_is():
+    def attach(arn: str) -> str:
+        return (
+            'resource "aws_iam_role_policy_attachment" "a" {\n  role = "r"\n'
+            f'  policy_arn = "{arn}"\n}}\n'
+        )
+
+    assert IAM not in ids("terraform", ROLE + attach("arn:aws:iam::123:policy/Custom"))
+    # iam:* on every resource lets the role attach itself AdministratorAccess
+    assert IAM in ids("terraform", ROLE + attach("arn:aws:iam::aws:policy/IAMFullAccess"))
     assert managed_policy("arn:aws-us-gov:iam::aws:policy/AdministratorAccess") is not None
     assert managed_policy("arn:aws:iam::aws:policy/job-function/Nothing") is None
 
@@ -133,6 +139,10 @@ def trail(selectors: str) -> str:
         '      type = "AWS::S3::Object"\n      values = []\n    }\n  }\n',
         '  advanced_event_selector {\n    name = "none"\n    field_selector {\n'
         '      field = "eventCategory"\n      equals = ["Nothing"]\n    }\n  }\n',
+        '  event_selector {\n    read_write_type = "ReadOnly"\n'
+        "    include_management_events = true\n  }\n",
+        '  advanced_event_selector {\n    name = "reads"\n    field_selector {\n'
+        '      field = "readOnly"\n      equals = ["true"]\n    }\n  }\n',
     ],
 )
 def test_selectors_that_record_nothing_are_logging_disabled(selectors):
@@ -144,6 +154,7 @@ def test_selectors_that_record_nothing_are_logging_disabled(selectors):
     [
         "",
         "  event_selector {\n    include_management_events = true\n  }\n",
+        '  event_selector {\n    read_write_type = "WriteOnly"\n  }\n',
         "  event_selector {\n    include_management_events = false\n    data_resource {\n"
         '      type = "AWS::S3::Object"\n      values = ["arn:aws:s3:::b/"]\n    }\n  }\n',
     ],
@@ -395,3 +406,25 @@ def test_pod_security_standards_allowed_values_are_clean():
         notes="container.apparmor.security.beta.kubernetes.io/api: runtime/default",
     )
     assert ids("k8s", text) == set()
+
+
+def scoped_policy(actions: str, resource: str) -> str:
+    return iam_policy(f'{{ Effect = "Allow", Action = {actions}, Resource = {resource} }}')
+
+
+@pytest.mark.parametrize(
+    ("actions", "resource", "wildcard"),
+    [
+        ('["s3:*"]', '"arn:aws:s3:::logs/*"', True),  # every action that applies there
+        ('["s3:Get*", "s3:Put*"]', '"arn:aws:s3:::logs/*"', False),
+        ('["s3:*"]', '"*"', False),  # a service wildcard on everything: not every action
+        ('["iam:*"]', '"*"', True),  # can write itself any policy
+        ('["iam:AttachRolePolicy"]', '"*"', True),
+        ('["iam:AttachRolePolicy"]', '"arn:aws:iam::123:role/app"', False),
+        ('["iam:GetRole", "iam:ListRoles"]', '"*"', False),
+        ('["s3:*", "kms:*"]', '["arn:aws:s3:::b", "arn:aws:kms:eu-west-1:123:key/k"]', True),
+        ('["s3:*"]', '["arn:aws:s3:::b", "arn:aws:kms:eu-west-1:123:key/k"]', False),
+    ],
+)
+def test_wildcards_in_effect(actions, resource, wildcard):
+    assert (IAM in ids("terraform", scoped_policy(actions, resource))) is wildcard

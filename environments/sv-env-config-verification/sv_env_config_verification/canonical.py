@@ -239,8 +239,12 @@ _TF = [
         "aws_iam_user_policy, aws_iam_group_policy, aws_ssoadmin_permission_set_inline_policy, "
         "aws_iam_role inline_policy) or of a data aws_iam_policy_document has action '*' — or "
         "action globs that alone or across the document's Allow statements match every action "
-        "('*:*', 'a*' … 'z*'), or NotAction; an attachment or managed_policy_arns naming an AWS "
-        "managed policy that does (AdministratorAccess, PowerUserAccess) counts as the same.",
+        "('*:*', 'a*' … 'z*'), or NotAction, or every action of the services its resources "
+        "belong to ('s3:*' on a bucket ARN), or on Resource '*' an action that lets the "
+        "principal write itself any policy (iam:*, iam:Attach*Policy, iam:Put*Policy, "
+        "iam:CreatePolicyVersion, iam:SetDefaultPolicyVersion); an attachment or "
+        "managed_policy_arns naming an AWS managed policy that does (AdministratorAccess, "
+        "PowerUserAccess) counts as the same.",
     ),
     (
         "tf/ebs-unencrypted",

@@ -70,18 +70,24 @@ def _alphabet(patterns: list[str]) -> list[str]:
     return sorted(named | {":"} | stand_ins)
 
 
-def cover_every_action(patterns: Iterable[object]) -> bool:
-    """True when the glob patterns together match every IAM action (module docstring)."""
+def cover_every_action(patterns: Iterable[object], service: str | None = None) -> bool:
+    """True when the glob patterns together match every IAM action (module docstring), or,
+    with `service`, every action of that service (``<service>:<Name>``)."""
     globs = [p.lower() for p in patterns if isinstance(p, str) and p]
     if not globs:
         return False
     if any(set(g) <= {"*"} for g in globs):
         return True
+    positions = tuple(_closure(g, [0]) for g in globs)
+    shape: tuple[int, int] = (0, 0)
+    if service is not None:  # read the fixed prefix, then explore the names
+        for char in f"{service.lower()}:":
+            positions = tuple(
+                _advance(g, pos, char) for g, pos in zip(globs, positions, strict=True)
+            )
+        shape = (1, 0)
     alphabet = _alphabet(globs)
-    start = (
-        (0, 0),
-        tuple(_closure(g, [0]) for g in globs),
-    )
+    start = (shape, positions)
     seen = {start}
     frontier = [start]
     while frontier:
@@ -105,3 +111,29 @@ def cover_every_action(patterns: Iterable[object]) -> bool:
                 seen.add(nxt)
                 frontier.append(nxt)
     return True
+
+
+SELF_GRANT_ACTIONS = (
+    "iam:PutRolePolicy", "iam:PutUserPolicy", "iam:PutGroupPolicy", "iam:AttachRolePolicy",
+    "iam:AttachUserPolicy", "iam:AttachGroupPolicy", "iam:CreatePolicyVersion",
+    "iam:SetDefaultPolicyVersion",
+)  # fmt: skip
+"""Actions that let a principal, on any resource, write itself a policy granting every action."""
+
+
+def glob_matches(pattern: str, action: str) -> bool:
+    """One IAM glob against one concrete action (case-insensitive)."""
+    globbed, name = pattern.lower(), action.lower()
+    positions = _closure(globbed, [0])
+    for char in name:
+        positions = _advance(globbed, positions, char)
+        if not positions:
+            return False
+    return len(globbed) in positions
+
+
+def grants_self_grant(patterns: Iterable[object]) -> bool:
+    """True when some pattern matches an action of `SELF_GRANT_ACTIONS` (``iam:*``,
+    ``iam:Attach*``, ``iam:Put*Policy``…)."""
+    globs = [p for p in patterns if isinstance(p, str) and p]
+    return any(glob_matches(g, a) for g in globs for a in SELF_GRANT_ACTIONS)

@@ -15,9 +15,10 @@ made through another resource or reference are made explicit on the resource tha
   entry`` resources) gains the list's CIDRs in ``cidr_blocks`` / ``ipv6_cidr_blocks``; the
   usual range union (`tf_network`) then applies.
 * **CloudTrail that records nothing** — a trail whose ``event_selector`` blocks all exclude
-  management events and name no data resource, or whose ``advanced_event_selector`` blocks
-  each select no event category, is marked ``x_sv_records_nothing`` (the pack reads it as
-  logging disabled).
+  management events and name no data resource, or are all ``ReadOnly`` (no write is ever
+  recorded), or whose ``advanced_event_selector`` blocks each select no event category or
+  only read-only events, is marked ``x_sv_records_nothing`` (the pack reads it as logging
+  disabled).
 """
 
 from __future__ import annotations
@@ -123,9 +124,14 @@ def _ingress_rules(resources: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _selects_nothing(selector: dict[str, Any]) -> bool:
-    """An advanced event selector none of whose field selectors admits an event category."""
+    """An advanced event selector that admits no event category, or only read-only events."""
     for field in _as_list(selector.get("field_selector")):
-        if not isinstance(field, dict) or field.get("field") != "eventCategory":
+        if not isinstance(field, dict):
+            continue
+        values = {str(v).lower() for v in _as_list(field.get("equals"))}
+        if field.get("field") == "readOnly" and values == {"true"}:
+            return True
+        if field.get("field") != "eventCategory":
             continue
         equals = {str(v) for v in _as_list(field.get("equals"))}
         excluded = {str(v) for v in _as_list(field.get("not_equals"))}
@@ -143,6 +149,8 @@ def _records_nothing(config: dict[str, Any]) -> bool:
         return all(_selects_nothing(s) for s in advanced)
     if not basic:
         return False
+    if all(str(s.get("read_write_type", "All")) == "ReadOnly" for s in basic):
+        return True  # no write (mutating) event is recorded
     return all(
         s.get("include_management_events") in _FALSE
         and not any(

@@ -15,6 +15,11 @@ which values that *mean* the same thing are *spelt* the same way, plus the probl
   ``"*?"``, ``["a*", …, "z*"]``; see `iam_globs.cover_every_action`) gains a plain ``"*"``, and
   so does the first Allow statement of a document whose Allow statements together do; the
   documents of attached AWS managed policies (`tf_effective`) are read too; an Allow statement
+  on ``Resource "*"`` whose actions include one that lets the principal write itself any policy
+  (`iam_globs.SELF_GRANT_ACTIONS`: ``iam:*``, ``iam:Attach*``, ``iam:Put*Policy``…) grants
+  every action in effect and gains ``"*"`` too, and so does a statement whose actions match every
+  action of the services its resources belong to (``s3:*`` on a bucket's ARN is ``*`` there;
+  `resource_services`); an Allow statement
   with ``NotAction`` (``not_actions``) grants every action but the listed ones, so it gains
   ``Action "*"`` too. Service wildcards such as ``"s3:*"`` match one service only and stay
   as they are (no policy targets them). ``Effect`` must be ``Allow`` or ``Deny`` (AWS reads it
@@ -31,7 +36,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .configs import POLICY_KEYS
-from .iam_globs import cover_every_action
+from .iam_globs import cover_every_action, grants_self_grant
 from .tf_effective import EFFECTIVE_KEY
 from .tf_network import unite_networks
 
@@ -104,6 +109,30 @@ def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
+_ARN = re.compile(r"^arn:aws[\w-]*:([a-z0-9-]+):")
+_REF = re.compile(r"^\$\{(aws_[a-z0-9_]+)\.[\w-]+\.arn\}")
+REF_SERVICES = {
+    "aws_s3_bucket": "s3", "aws_kms_key": "kms", "aws_sqs_queue": "sqs", "aws_sns_topic": "sns",
+    "aws_dynamodb_table": "dynamodb", "aws_lambda_function": "lambda", "aws_ecr_repository": "ecr",
+    "aws_secretsmanager_secret": "secretsmanager", "aws_cloudwatch_log_group": "logs",
+}  # fmt: skip
+"""Resource types whose ``.arn`` names a resource of one service."""
+
+
+def resource_services(resources: Any) -> set[str]:
+    """The services of a statement's resources when every one is known (a literal ARN or a
+    reference to a resource type of `REF_SERVICES`); empty when any is ``*`` or unknown."""
+    out: set[str] = set()
+    for item in _as_list(resources):
+        arn = _ARN.match(item) if isinstance(item, str) else None
+        ref = _REF.match(item) if isinstance(item, str) else None
+        service = arn.group(1) if arn else REF_SERVICES.get(ref.group(1)) if ref else None
+        if service is None:
+            return set()
+        out.add(service)
+    return out
+
+
 def _allows(st: dict[str, Any], effect_key: str) -> bool:
     return st.get(effect_key) in (None, "Allow")
 
@@ -117,8 +146,16 @@ def _statement(
     if effect is not None and not unresolved(effect) and effect not in EFFECTS:
         problems.append(f"{where}: {effect_key} = {effect!r} is neither Allow nor Deny")
     actions = _as_list(st.get(action_key))
-    widened = cover_every_action(actions) or (
-        _allows(st, effect_key) and st.get(not_key) is not None
+    resource_key = "Resource" if action_key == "Action" else "resources"
+    on_everything = "*" in _as_list(st.get(resource_key))
+    services = resource_services(st.get(resource_key))
+    widened = (
+        cover_every_action(actions)
+        or bool(services and all(cover_every_action(actions, s) for s in services))
+        or (
+            _allows(st, effect_key)
+            and (st.get(not_key) is not None or (on_everything and grants_self_grant(actions)))
+        )
     )
     if widened and "*" not in actions:
         st[action_key] = [*(a for a in actions if a is not None), "*"]
