@@ -270,7 +270,19 @@ VIOLATING = [
         binding("ClusterRole", "cluster-admin"),
         ("opa", "semgrep"),
     ),
-]
+    # Pod Security Standards baseline controls: the Rego pack only
+    ("host-port", "k8s/host-port", D,
+     manifest(setter(ctr, "ports", [{"containerPort": 80, "hostPort": 80}])), ("opa",)),
+    ("seccomp-unconfined", "k8s/seccomp-unconfined", D,
+     manifest(setter(sc, "seccompProfile", {"type": "Unconfined"})), ("opa",)),
+    ("apparmor-unconfined", "k8s/apparmor-unconfined", D,
+     manifest(setter(sc, "appArmorProfile", {"type": "Unconfined"})), ("opa",)),
+    ("proc-mount-unmasked", "k8s/unmasked-proc-mount", D,
+     manifest(setter(sc, "procMount", "Unmasked")), ("opa",)),
+    ("unsafe-sysctl", "k8s/unsafe-sysctls", D,
+     manifest(lambda d: pod(d).setdefault("securityContext", {}).update(
+         sysctls=[{"name": "kernel.msgmax", "value": "65536"}])), ("opa",)),
+]  # fmt: skip
 
 COMPLIANT = [
     ("privileged-false", "k8s/privileged-container", D, manifest(setter(sc, "privileged", False))),
@@ -319,6 +331,42 @@ COMPLIANT = [
     ),
     ("view-binding", "k8s/cluster-admin-binding", B, binding("ClusterRole", "view")),
     ("role-named-cluster-admin", "k8s/cluster-admin-binding", B, binding("Role", "cluster-admin")),
+    (
+        "host-port-zero",
+        "k8s/host-port",
+        D,
+        manifest(setter(ctr, "ports", [{"containerPort": 80, "hostPort": 0}])),
+    ),
+    (
+        "seccomp-runtime-default",
+        "k8s/seccomp-unconfined",
+        D,
+        manifest(setter(sc, "seccompProfile", {"type": "RuntimeDefault"})),
+    ),
+    (
+        "apparmor-runtime-default",
+        "k8s/apparmor-unconfined",
+        D,
+        manifest(setter(sc, "appArmorProfile", {"type": "RuntimeDefault"})),
+    ),
+    (
+        "proc-mount-default",
+        "k8s/unmasked-proc-mount",
+        D,
+        manifest(setter(sc, "procMount", "Default")),
+    ),
+    (
+        "safe-sysctl",
+        "k8s/unsafe-sysctls",
+        D,
+        manifest(
+            lambda d: (
+                pod(d)
+                .setdefault("securityContext", {})
+                .update(sysctls=[{"name": "net.ipv4.tcp_syncookies", "value": "1"}])
+            )
+        ),
+    ),
 ]
 
 
