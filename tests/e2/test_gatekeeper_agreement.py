@@ -69,6 +69,120 @@ def write_policy(root: Path, policy: str, tests: list[tuple[str, str, list]]) ->
 
 PRIV = "- name: c\n  image: app:1.0\n  securityContext: {privileged: true}\n"
 PLAIN = "- name: c\n  image: app:1.0\n"
+SECCOMP = "container.seccomp.security.alpha.kubernetes.io/c"
+APPARMOR = "container.apparmor.security.beta.kubernetes.io/c"
+
+
+def port(host: int) -> str:
+    return f"  ports: [{{containerPort: 80, hostPort: {host}}}]\n"
+
+
+def annotated(name: str, key: str, value: str, containers: str = PLAIN, spec: str = "") -> str:
+    text = pod(name, containers, spec)
+    return text.replace(f"name: {name}\n", f"name: {name}\n  annotations: {{{key}: {value}}}\n", 1)
+
+
+def sysctl(name: str, value: str) -> str:
+    return pod(name, PLAIN, f"securityContext:\n  sysctls: [{{name: {value}, value: '1'}}]\n")
+
+
+def write_pss(root: Path) -> None:
+    """The Pod Security Standards baseline policies: seccomp, AppArmor, procMount, sysctls."""
+    unconfined = "  securityContext: {appArmorProfile: {type: Unconfined}}\n"
+    write_policy(
+        root,
+        "pod-security-policy/seccomp",
+        [
+            (
+                "seccomp",
+                constraint("K8sPSPSeccomp", "allowedProfiles: [runtime/default, docker/default]\n"),
+                [
+                    ("sc-annot", annotated("sc-annot", SECCOMP, "unconfined"), "violations: yes"),
+                    ("sc-ok", annotated("sc-ok", SECCOMP, "runtime/default"), "violations: no"),
+                    ("sc-unset", pod("sc-unset", PLAIN), "violations: yes"),
+                ],
+            )
+        ],
+    )
+    write_policy(
+        root,
+        "pod-security-policy/apparmor",
+        [
+            (
+                "apparmor",
+                constraint("K8sPSPAppArmor", "allowedProfiles: [runtime/default]\n"),
+                [
+                    ("aa-off", annotated("aa-off", APPARMOR, "unconfined"), "violations: yes"),
+                    (
+                        "aa-override",
+                        pod(
+                            "aa-override",
+                            PLAIN + unconfined,
+                            "securityContext: {appArmorProfile: {type: RuntimeDefault}}\n",
+                        ),
+                        "violations: yes",
+                    ),
+                    ("aa-local", annotated("aa-local", APPARMOR, "localhost/x"), "violations: yes"),
+                ],
+            )
+        ],
+    )
+    write_policy(
+        root,
+        "pod-security-policy/proc-mount",
+        [
+            (
+                "default",
+                constraint("K8sPSPProcMount", "procMount: Default\n"),
+                [
+                    (
+                        "pm-unmasked",
+                        pod("pm-unmasked", PLAIN + "  securityContext: {procMount: Unmasked}\n"),
+                        "violations: yes",
+                    ),
+                    (
+                        "pm-default",
+                        pod("pm-default", PLAIN + "  securityContext: {procMount: Default}\n"),
+                        "violations: no",
+                    ),
+                ],
+            ),
+            (
+                "unmasked",
+                constraint("K8sPSPProcMount", "procMount: Unmasked\n"),
+                [
+                    (
+                        "pm-allowed",
+                        pod("pm-allowed", PLAIN + "  securityContext: {procMount: Unmasked}\n"),
+                        "violations: no",
+                    )
+                ],
+            ),
+        ],
+    )
+    sysctls = constraint(
+        "K8sPSPForbiddenSysctls", 'forbiddenSysctls: ["kernel.*"]\nallowedSysctls: ["*"]\n'
+    )
+    write_policy(
+        root,
+        "pod-security-policy/forbidden-sysctls",
+        [
+            (
+                "sysctls",
+                sysctls,
+                [
+                    ("sy-kernel", sysctl("sy-kernel", "kernel.msgmax"), "violations: yes"),
+                    ("sy-net", sysctl("sy-net", "net.core.somaxconn"), "violations: no"),
+                    ("sy-safe", sysctl("sy-safe", "net.ipv4.tcp_syncookies"), "violations: no"),
+                ],
+            ),
+            (
+                "broken",  # the upstream sample's unquoted `- *` is a YAML alias error
+                sysctls.replace('allowedSysctls: ["*"]', "allowedSysctls:\n    - * # all"),
+                [("sy-broken", sysctl("sy-broken", "kernel.msgmax"), "violations: yes")],
+            ),
+        ],
+    )
 
 
 @pytest.fixture(scope="module")
@@ -130,6 +244,7 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
                         pod("port", PLAIN + "  ports: [{containerPort: 1, hostPort: 9999}]\n"),
                         "violations: yes",
                     ),
+                    ("in-range", pod("in-range", PLAIN + port(85)), "violations: no"),
                 ],
             ),
             (
@@ -137,8 +252,25 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 constraint("K8sPSPHostNetworkingPorts", "hostNetwork: true\n"),
                 [("hn-on2", pod("hn-on2", PLAIN, "hostNetwork: true\n"), "violations: no")],
             ),
+            (
+                "no-ports",
+                constraint(
+                    "K8sPSPHostNetworkingPorts",
+                    'hostNetwork: false\nmin: 0\nmax: 0\nexemptImages: ["trusted/*"]\n',
+                ),
+                [
+                    ("hp-8080", pod("hp-8080", PLAIN + port(8080)), "violations: yes"),
+                    ("hp-zero", pod("hp-zero", PLAIN + port(0)), "violations: no"),
+                    (
+                        "hp-exempt",
+                        pod("hp-exempt", PLAIN.replace("app:1.0", "trusted/a:1.0") + port(8080)),
+                        "violations: no",
+                    ),
+                ],
+            ),
         ],
     )
+    write_pss(root)
     write_policy(
         root,
         "general/requiredlabels",
@@ -177,7 +309,19 @@ def test_scope_rules(checkout: Path) -> None:
     assert why("message-only") == "assertions only filter messages"
     assert why("missing") == "object file missing"
     assert why("hn-on") is None  # hostNetwork: true decides whatever the port range says
-    assert "hostPort" in why("port") and "allows hostNetwork" in why("hn-on2")
+    assert why("port") is None  # 9999 is outside [80, 90]: both flag it (k8s/host-port)
+    assert "admits the hostPort" in why("in-range") and "allows hostNetwork" in why("hn-on2")
+    assert why("hp-8080") is None and why("hp-zero") is None  # [0, 0]: no host port but 0
+    assert "exempted by exemptImages" in why("hp-exempt")
+    assert why("sc-annot") is None and why("sc-ok") is None
+    assert "effective profile" in why("sc-unset")  # 'not configured' is not allowed
+    assert why("aa-off") is None and why("aa-override") is None
+    assert "effective profile" in why("aa-local")
+    assert why("pm-unmasked") is None and why("pm-default") is None
+    assert why("pm-allowed") == "constraint allows Unmasked"
+    assert why("sy-kernel") is None and why("sy-safe") is None
+    assert "net.core.somaxconn" in why("sy-net")
+    assert why("sy-broken").startswith("constraint does not parse")
 
 
 def test_pod_level_and_parameter_scopes() -> None:
@@ -221,12 +365,23 @@ def test_agreement_rows_on_the_synthetic_checkout(agreement, checkout: Path) -> 
         "privileged/mixed",
         "forbid/hn-on",
         "forbid/hn-off",
+        "forbid/port",
+        "no-ports/hp-8080",
+        "no-ports/hp-zero",
+        "seccomp/sc-annot",
+        "seccomp/sc-ok",
+        "apparmor/aa-off",
+        "apparmor/aa-override",
+        "default/pm-unmasked",
+        "default/pm-default",
+        "sysctls/sy-kernel",
+        "sysctls/sy-safe",
     }
     assert all(r.expected == r.predicted for r in res.rows), [
         (r.case, r.detail) for r in res.rows if r.expected != r.predicted
     ]
     assert res.uncovered == {"general/requiredlabels": 1}
-    assert len(res.out_of_scope) == 6
+    assert len(res.out_of_scope) == 12
 
 
 def test_script_runs_without_the_terraform_labels(
@@ -240,7 +395,7 @@ def test_script_runs_without_the_terraform_labels(
     assert rc == 0
     assert "Terraform part skipped: no checkov labels file" in out
     assert "pod-security-policy/privileged-containers" in out and "100.0" in out
-    assert "overall on covered in-scope cases: 6/6 = 100.0%" in out
+    assert "overall on covered in-scope cases: 17/17 = 100.0%" in out
     assert "general/requiredlabels (1 cases)" in out
     assert "[pod-security-policy/privileged-containers] privileged/update: AdmissionReview" in out
     assert '"per_policy"' in out_json.read_text()
@@ -267,3 +422,50 @@ def test_bad_checkout_is_a_one_line_error(
 def test_case_is_hashable_record() -> None:
     case = Case("general/x", "t", "c", None, None, True)
     assert case.policy == "general/x" and {case}
+
+
+def test_host_port_and_resolution_scopes(tmp_path: Path) -> None:
+    ports = POLICIES["pod-security-policy/host-network-ports"].scope
+
+    def with_ports(*entries: dict) -> list[dict]:
+        c = {"name": "c", "image": "app:1.0", "ports": list(entries)}
+        return [{"kind": "Pod", "spec": {"containers": [c]}}]
+
+    forbid = {"hostNetwork": False, "min": 80, "max": 90}
+    assert ports(forbid, with_ports({"hostPort": 9999})) is None
+    assert "Rego and CEL" in ports(forbid, with_ports({"containerPort": 1}, {"hostPort": 9999}))
+    assert "[None, None] admits" in ports({}, with_ports({"hostPort": 8080}))  # no range given
+    assert "rejects hostPort 0" in ports({"min": 1}, with_ports({"hostPort": 0}))
+    limits = POLICIES["general/containerlimits"].scope
+
+    def with_limits(cpu: str) -> list[dict]:
+        c = {"resources": {"limits": {"cpu": cpu, "memory": "1Gi"}}}
+        return [{"kind": "Pod", "spec": {"containers": [c]}}]
+
+    assert "beyond any node's size" in limits({"cpu": "500", "memory": "2Gi"}, with_limits("200"))
+    assert limits({"cpu": "150", "memory": "2Gi"}, with_limits("200")) is None  # both flag
+    resources = POLICIES["general/containerresources"].scope
+    assert "beyond any node's size" in resources({"limits": ["cpu", "memory"]}, with_limits("1k"))
+    sysctls = POLICIES["pod-security-policy/forbidden-sysctls"].scope
+    deploy = [{"kind": "Deployment", "spec": {"template": {"spec": {"containers": [{}]}}}}]
+    assert "Deployment's pod template" in sysctls({"forbiddenSysctls": ["*"]}, deploy)
+    # a claim bound to a hostPath PersistentVolume of the object file: the catalogue follows it
+    objects = (
+        "apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv}\n"
+        "spec: {hostPath: {path: /}, claimRef: {name: data, namespace: default}}\n---\n"
+        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec: {}\n---\n"
+        + pod("claims", PLAIN, "volumes: [{name: v, persistentVolumeClaim: {claimName: data}}]\n")
+    )
+    write_policy(
+        tmp_path,
+        "pod-security-policy/host-filesystem",
+        [
+            (
+                "claims",
+                constraint("K8sPSPHostFilesystem", kinds="*"),
+                [("claimed", objects, "violations: no")],
+            )
+        ],
+    )
+    (case,) = load_cases(tmp_path)
+    assert "hostPath PersistentVolume" in assess(case, POLICIES[case.policy]).reason

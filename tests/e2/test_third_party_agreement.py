@@ -11,13 +11,16 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from sv_env_config_verification import agreement as ag
 from sv_env_config_verification.canonical import CATALOGUE, TOOL_RULES
 from sv_env_config_verification.configs import ConfigFile
+from sv_env_config_verification.gatekeeper import SAFE_SYSCTLS as GATEKEEPER_SYSCTLS
 from sv_env_config_verification.oracle import Finding, ScanResult
 from sv_env_config_verification.scan_cache import ScanCache
 from sv_env_config_verification.suites import (
+    TRIVY_FIELDS,
     Case,
     SuiteError,
     checkov_k8s_cases,
@@ -29,7 +32,9 @@ from sv_env_config_verification.suites import (
 from sv_env_config_verification.third_party import (
     CHECKOV,
     KYVERNO,
+    KYVERNO_FORMS,
     REGOLIBRARY,
+    SAFE_SYSCTLS,
     TRIVY,
     CheckMap,
     scope_reason,
@@ -78,6 +83,10 @@ def test_tables_name_catalogue_ids() -> None:
     assert {k for k in CHECKOV} == {
         r for r, v in TOOL_RULES["checkov"].items() if CATALOGUE[v].kind == "k8s"
     }
+    # hostPort (any value, 0 included) and seccomp (a profile required) judge differently
+    assert not {"CKV_K8S_26", "CKV_K8S_31", "CKV_K8S_32"} & set(CHECKOV)
+    described = CATALOGUE["k8s/unsafe-sysctls"].description
+    assert all(name in described for name in SAFE_SYSCTLS) and GATEKEEPER_SYSCTLS == SAFE_SYSCTLS
     assert trivy_id("AVD-KSV-0012") == trivy_id("KSV012") == trivy_id("ksv-12") == "KSV-0012"
     assert trivy_id("AVD-AWS-0086") == "AWS-0086" and trivy_id("odd id") == "odd id"
 
@@ -105,6 +114,116 @@ def test_container_scope_rules() -> None:
     psp = [{"kind": "PodSecurityPolicy", "metadata": {"name": "x"}}]
     rule = REGOLIBRARY["rule-allow-privilege-escalation"]
     assert "PodSecurityPolicy" in scope_reason(rule, pod({}), context=pod({}) + psp)
+
+
+APPARMOR = "container.apparmor.security.beta.kubernetes.io/"
+SECCOMP_POD = "seccomp.security.alpha.kubernetes.io/pod"
+
+
+def annotated(container: dict, notes: dict, **spec: object) -> list[dict]:
+    objects = pod(container, **spec)
+    objects[0]["metadata"]["annotations"] = notes
+    return objects
+
+
+def test_pod_security_baseline_scope_rules() -> None:
+    def ports(host: object) -> list[dict]:
+        return pod({"name": "c", "ports": [{"containerPort": 80, "hostPort": host}]})
+
+    assert scope_reason(TRIVY["KSV-0024"], ports(8080)) is None
+    assert "0 included" in scope_reason(TRIVY["KSV-0024"], ports(0))
+    host_ports = KYVERNO["disallow-host-ports"].check  # unset or 0 passes
+    assert scope_reason(host_ports, ports(0)) is None
+    assert "null" in scope_reason(host_ports, ports(None))
+    unconfined = {"securityContext": {"seccompProfile": {"type": "Unconfined"}}}
+    seccomp, strict = KYVERNO["restrict-seccomp"].check, KYVERNO["restrict-seccomp-strict"].check
+    assert scope_reason(seccomp, pod({"name": "c", **unconfined})) is None
+    assert scope_reason(seccomp, pod({"name": "c"}, **unconfined)) is None  # pod level
+    assert "reads no annotations" in scope_reason(
+        seccomp, annotated({"name": "c"}, {SECCOMP_POD: "unconfined"})
+    )
+    assert scope_reason(strict, pod({"name": "c", **unconfined})) is None
+    assert "unset profile" in scope_reason(strict, pod({"name": "c"}))
+    runtime = {"securityContext": {"seccompProfile": {"type": "RuntimeDefault"}}}
+    assert scope_reason(strict, pod({"name": "c", **runtime})) is None  # both clean
+    assert "the catalogue flags it" in scope_reason(
+        strict, pod({"name": "c", **runtime}, **unconfined)
+    )
+    assert "unset profile fails" in scope_reason(TRIVY["KSV-0030"], pod({"name": "c"}))
+    assert scope_reason(TRIVY["KSV-0030"], pod({"name": "c", **unconfined})) is None
+    apparmor = KYVERNO["restrict-apparmor-profiles"].check
+    off = {APPARMOR + "c": "unconfined"}
+    assert scope_reason(apparmor, annotated({"name": "c"}, off)) is None
+    assert (
+        scope_reason(apparmor, annotated({"name": "c"}, {APPARMOR + "gone": "unconfined"})) is None
+    )
+    init = annotated({"name": "c"}, {APPARMOR + "i": "unconfined"}, initContainers=[{"name": "i"}])
+    assert scope_reason(apparmor, init, frozenset({"containers"})) is None  # reads annotations
+    assert "localhost/*" in scope_reason(apparmor, annotated({"name": "c"}, {APPARMOR + "c": "x"}))
+    profile = {"securityContext": {"appArmorProfile": {"type": "Unconfined"}}}
+    assert "no appArmorProfile" in scope_reason(apparmor, pod({"name": "c", **profile}))
+    assert scope_reason(TRIVY["KSV-0002"], annotated({"name": "c"}, off)) is None
+    proc = {"securityContext": {"procMount": "Unmasked"}}
+    assert (
+        scope_reason(KYVERNO["require-default-proc-mount"].check, pod({"name": "c", **proc}))
+        is None
+    )
+    default = pod({"name": "c", "securityContext": {"procMount": "Default"}})
+    assert "Default included" in scope_reason(TRIVY["KSV-0027"], default)
+
+    def sysctl(name: str) -> list[dict]:
+        return pod({"name": "c"}, securityContext={"sysctls": [{"name": name, "value": "1"}]})
+
+    sysctls = KYVERNO["restrict-sysctls"].check
+    assert scope_reason(sysctls, sysctl("net.core.somaxconn")) is None
+    assert "five original" in scope_reason(sysctls, sysctl("net.ipv4.tcp_keepalive_time"))
+    assert "tcp_rmem" in scope_reason(TRIVY["KSV-0026"], sysctl("net.ipv4.tcp_rmem"))
+    gated = REGOLIBRARY["set-procmount-default"]
+    unmasked = pod({"name": "c", **proc})
+    assert "ProcMountType" in scope_reason(gated, unmasked)
+    gate = {
+        "apiVersion": "hostdata.kubescape.cloud/v1beta0",
+        "kind": "ControlPlaneInfo",
+        "data": {"APIServerInfo": {"cmdLine": "kube-apiserver --feature-gates=ProcMountType=true"}},
+    }
+    assert scope_reason(gated, unmasked, context=[*unmasked, gate]) is None
+    assert "unset procMount" in scope_reason(gated, pod({"name": "c"}), context=[gate])
+
+
+def test_scope_follows_the_catalogue_resolution() -> None:
+    """k8s_effective: claims bound to hostPath volumes, RBAC enumerations, aggregated
+    cluster-admin and vacuous limits decide nothing for checks that read the file as written."""
+    pv = {
+        "kind": "PersistentVolume",
+        "metadata": {"name": "pv"},
+        "spec": {"hostPath": {"path": "/"}, "claimRef": {"name": "data", "namespace": "default"}},
+    }
+    claim = {"kind": "PersistentVolumeClaim", "metadata": {"name": "data"}, "spec": {}}
+    vol = {"name": "v", "persistentVolumeClaim": {"claimName": "data"}}
+    workload = pod({"name": "c"}, volumes=[vol])
+    why = scope_reason(TRIVY["KSV-0023"], workload, context=[pv, claim, *workload])
+    assert why.startswith("the catalogue follows a claim to a hostPath PersistentVolume")
+    assert scope_reason(TRIVY["KSV-0023"], workload) is None  # no volume in the file: both clean
+    verbs = ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"]
+    role = {"kind": "ClusterRole", "metadata": {"name": "r"}, "rules": []}
+    role["rules"] = [{"apiGroups": [""], "resources": ["pods"], "verbs": verbs}]
+    assert "enumeration" in scope_reason(KYVERNO["restrict-wildcard-verbs"].check, [role])
+    role["rules"].append({"apiGroups": [""], "resources": ["*"], "verbs": ["get"]})
+    assert scope_reason(KYVERNO["restrict-wildcard-resources"].check, [role]) is None
+    admin = {
+        "kind": "ClusterRole",
+        "metadata": {"name": "agg"},
+        "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {}}]},
+    }
+    binding = {
+        "kind": "ClusterRoleBinding",
+        "metadata": {"name": "b"},
+        "roleRef": {"kind": "ClusterRole", "name": "agg"},
+    }
+    check = KYVERNO["restrict-binding-clusteradmin"].check
+    assert "aggregates or copies" in scope_reason(check, [binding], context=[admin, binding])
+    vast = pod({"name": "c", "resources": {"limits": {"cpu": "500", "memory": "1Gi"}}})
+    assert "beyond any node's size" in scope_reason(TRIVY["KSV-0011"], vast)
 
 
 def test_terraform_scope_rules() -> None:
@@ -141,7 +260,9 @@ def test_trivy_reader() -> None:
     cases = trivy_cases(FIXTURES / "trivy")
     assert [c.check for c in cases] == [
         "KSV-0017", "KSV-0017", "AWS-0086", "AWS-0086", "AWS-0086", "AWS-0026", "AWS-0089",
+        "KSV-0024", "KSV-0024", "KSV-0002", "KSV-0026", "KSV-0027", "KSV-0030",
     ]  # fmt: skip
+    assert cases[0].fields == TRIVY_FIELDS  # lib.kubernetes: containers and initContainers
     bad, good = cases[0], cases[1]
     assert (bad.expected, good.expected, bad.kind, bad.mapping) == (
         True,
@@ -192,6 +313,33 @@ def test_kyverno_reader_reads_both_test_forms() -> None:
     assert cases[f"Pod/pinned {tag}"].fields == frozenset({"containers"})  # policy reads containers
     assert cases["Pod/pinned require-labels"].mapping is None  # uncovered
     assert "'skip'" in cases["Deployment/skipped-deployment disallow-capabilities"].reason
+    proc = cases["Pod/proc-unmasked require-default-proc-mount"]  # policy file disallow-proc-mount
+    assert proc.expected is True and proc.mapping == KYVERNO["require-default-proc-mount"].check
+    assert cases["Pod/host-port-zero disallow-host-ports"].expected is False
+
+
+def test_kyverno_reader_knows_the_older_host_ports_form(tmp_path: Path) -> None:
+    (tmp_path / "policy.yaml").write_text(
+        "apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata: {name: disallow-host-ports}\n"
+        "spec:\n  rules:\n  - name: host-ports\n    validate:\n      pattern:\n        spec:\n"
+        "          containers:\n          - =(ports):\n            - X(hostPort): 0\n"
+    )
+    (tmp_path / "resource.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: zero}\nspec:\n  containers:\n"
+        "  - {name: c, image: a:1.0, ports: [{containerPort: 80, hostPort: 0}]}\n"
+    )
+    (tmp_path / "kyverno-test.yaml").write_text(
+        "name: t\npolicies: [policy.yaml]\nresources: [resource.yaml]\nresults:\n"
+        "- {policy: disallow-host-ports, rule: host-ports, resource: zero, kind: Pod,\n"
+        "   result: fail}\n"
+    )
+    (case,) = kyverno_cases(tmp_path)
+    assert case.mapping == KYVERNO_FORMS["disallow-host-ports"][1].check
+    assert "older form" in scope_reason(case.mapping, yaml_objects(case.text), case.fields)
+
+
+def yaml_objects(text: str) -> list[dict]:
+    return [d for d in yaml.safe_load_all(text) if d]
 
 
 def test_kyverno_reader_errors_name_the_file(tmp_path: Path) -> None:
@@ -225,6 +373,8 @@ def test_regolibrary_reader() -> None:
         is None
     )
     assert cases["k8s-common-labels/pod: Pod/unlabelled"].mapping is None
+    assert cases["container-hostPort/pod: Pod/zero-port"].expected is True  # 0 counts for it
+    assert cases["container-hostPort/pod: Pod/host-port"].fields == frozenset({"containers"})
     assert regolibrary_cases(FIXTURES / "regolibrary" / "rules").__len__() == len(cases)
 
 
@@ -293,10 +443,10 @@ def test_score_without_tools() -> None:
 @pytest.mark.parametrize(
     ("reader", "path", "rows", "out", "uncovered"),
     [
-        (trivy_cases, "trivy", 3, 3, {"AWS-0089": 1}),
-        (kyverno_cases, "kyverno", 9, 4, {"require-labels": 1}),
-        (regolibrary_cases, "regolibrary", 5, 5, {"k8s-common-labels": 1}),
-        (checkov_k8s_cases, "checkov", 5, 2, {"CKV_K8S_21": 1}),
+        (trivy_cases, "trivy", 7, 5, {"AWS-0089": 1}),
+        (kyverno_cases, "kyverno", 22, 7, {"require-labels": 1}),
+        (regolibrary_cases, "regolibrary", 8, 8, {"k8s-common-labels": 1}),
+        (checkov_k8s_cases, "checkov", 5, 2, {"CKV_K8S_21": 1, "CKV_K8S_26": 1}),
     ],
 )
 def test_fixture_suites_agree_with_the_oracle(
@@ -360,7 +510,9 @@ def test_shared_trivy_sample(tools: None, cache: ScanCache) -> None:
     assert len(cases) == 1182 and len({c.check for c in cases}) == 375
     k8s = [c for c in cases if c.mapping is not None and c.kind == "k8s"]
     res = ag.score(k8s, cache)
-    assert len(res.rows) >= 14 and [r for r in res.rows if r.expected != r.predicted] == []
+    assert len(res.rows) >= 24 and [r for r in res.rows if r.expected != r.predicted] == []
+    pss = {"KSV-0002", "KSV-0024", "KSV-0026", "KSV-0027", "KSV-0030"}  # baseline controls
+    assert pss <= {r.group for r in res.rows}
 
 
 @pytest.mark.realdata

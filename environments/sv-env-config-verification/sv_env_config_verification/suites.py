@@ -38,6 +38,7 @@ from .third_party import (
     CHECKOV,
     KUBESCAPE_INSECURE_CAPS,
     KYVERNO,
+    KYVERNO_FORMS,
     REGOLIBRARY,
     TRIVY,
     CheckMap,
@@ -110,6 +111,10 @@ def read_fields(text: str) -> frozenset[str]:
 
 
 # ------------------------------------------------------------------------------ trivy
+TRIVY_FIELDS = frozenset({"containers", "initContainers"})
+"""The container lists trivy-checks' lib.kubernetes reads (``pod_containers``)."""
+
+
 def trivy_cases(path: Path) -> list[Case]:
     """Cases of a trivy-checks examples export (a folder with examples.jsonl, or the file)."""
     path = Path(path)
@@ -152,6 +157,7 @@ def trivy_cases(path: Path) -> list[Case]:
                 rec["code"],
                 None,
                 TRIVY.get(cid),
+                TRIVY_FIELDS,
                 reason=reason,
             )
         )
@@ -222,10 +228,12 @@ def _kyverno_file(root: Path, file: Path) -> list[Case]:
         except (OSError, UnicodeDecodeError, yaml.YAMLError):
             unreadable.append(str(ref))
     fields: dict[str, frozenset[str]] = {}
+    sources: dict[str, str] = {}
     for ref in doc.get("policies") or []:
         try:
             for pol in _objects(_load_yaml_docs(base / str(ref))):
-                fields[str(_meta(pol)[1])] = read_fields(yaml.safe_dump(pol))
+                sources[str(_meta(pol)[1])] = source = yaml.safe_dump(pol)
+                fields[str(_meta(pol)[1])] = read_fields(source)
         except (OSError, UnicodeDecodeError, yaml.YAMLError):
             continue
     groups: dict[tuple[str, str, str | None, str], list[tuple[str, str]]] = defaultdict(list)
@@ -240,6 +248,9 @@ def _kyverno_file(root: Path, file: Path) -> list[Case]:
     cases = []
     for (policy, kind, ns, name), verdicts in groups.items():
         km = KYVERNO.get(policy)
+        marker, other = KYVERNO_FORMS.get(policy, ("", None))
+        if other is not None and marker in sources.get(policy, ""):
+            km = other
         where = f"{label}: {kind or '?'}/{name}"
         if km is None:
             cases.append(Case("kyverno", policy, where, None))

@@ -8,11 +8,18 @@ AVD ids, normalised by `trivy_id`), `KYVERNO` (kyverno/policies policy names), `
 Scope. A labelled case is scored only when its verdict is decided by what the mapped ids model.
 Where a check judges something the catalogue does not (or the reverse), `CheckMap.theirs` says
 what the check flags, per *unit* (a container, a pod spec, a volume, an RBAC rule, a binding, a
+container port naming a hostPort, a pod sysctl, a container annotation naming no container, a
 Terraform resource or IAM statement), and `scope_reason` compares it with the catalogue's own
 reading of the same unit (`OURS`: the semantics in ``canonical.CATALOGUE``, restated here for
 scoping only). The case is out of scope when some unit is judged differently and no unit is
 flagged by both (a unit both flag decides the case: both must call it a violation). A container
 in a list the check does not read (``fields``) counts as "not flagged" on the check's side.
+
+The catalogue reads Kubernetes objects as ``k8s_effective`` resolves them (a claim bound to a
+hostPath PersistentVolume of the file, RBAC enumerations of every verb or most groups and
+resources, ClusterRoles that aggregate or copy cluster-admin, limits beyond any node's size);
+`OURS` is applied to those resolved units, a check to the objects as written, so a case that
+hinges on a resolution the check does not make is out of scope (`EFFECTIVE_NOTE`).
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from typing import Any
 from .canonical import CATALOGUE, DANGEROUS_CAPABILITIES, TOOL_RULES
 from .configs import decode_policy
 from .gatekeeper import pod_spec
+from .k8s_effective import VACUOUS_KEY, effective_objects
 
 Obj = dict[str, Any]
 Pred = Callable[[Any], bool]
@@ -42,6 +50,8 @@ class CheckMap:
     differs: str = ""
     guard: Callable[[list[Obj]], str | None] | None = None
     """A reason from the case's objects as a whole (e.g. a PodSecurityPolicy that decides)."""
+    fields: frozenset[str] | None = None
+    """Container lists the check reads, when the reader's guess from its source is wrong."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +128,54 @@ def _name(obj: Obj) -> str:
     return f"{obj.get('kind')}/{_d(obj.get('metadata')).get('name')}"
 
 
+def pod_annotations(obj: Obj) -> Obj:
+    """The annotations of a workload's pods: a Pod's own, else its pod template's."""
+    kind, spec = obj.get("kind"), _d(obj.get("spec"))
+    if kind == "Pod":
+        return _d(_d(obj.get("metadata")).get("annotations"))
+    if kind == "CronJob":
+        spec = _d(_d(spec.get("jobTemplate")).get("spec"))
+    elif not pod_spec(obj):
+        return {}
+    return _d(_d(_d(spec.get("template")).get("metadata")).get("annotations"))
+
+
+WORKLOAD_KINDS = frozenset(
+    {"Pod", "CronJob", "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"}
+    | {"ReplicationController"}
+)
+SECCOMP_POD_KEY = "seccomp.security.alpha.kubernetes.io/pod"
+SECCOMP_KEY = "container.seccomp.security.alpha.kubernetes.io/"
+APPARMOR_KEY = "container.apparmor.security.beta.kubernetes.io/"
+SAFE_SYSCTLS = frozenset(
+    [
+        "kernel.shm_rmid_forced",
+        "net.ipv4.ip_local_port_range",
+        "net.ipv4.ip_unprivileged_port_start",
+        "net.ipv4.tcp_syncookies",
+        "net.ipv4.ping_group_range",
+        "net.ipv4.ip_local_reserved_ports",
+        "net.ipv4.tcp_keepalive_time",
+        "net.ipv4.tcp_fin_timeout",
+        "net.ipv4.tcp_keepalive_intvl",
+        "net.ipv4.tcp_keepalive_probes",
+    ]
+)
+"""The sysctls `k8s/unsafe-sysctls` allows (the catalogue's Pod Security Standards set)."""
+PROFILE_TYPES = frozenset({"RuntimeDefault", "Localhost"})
+
+
+def _unconfined(value: Any) -> bool:
+    """An annotation value the catalogue reads as unconfined (case-insensitive)."""
+    return str(value).lower() == "unconfined"
+
+
+def _host_port(value: Any) -> bool:
+    """A hostPort the catalogue flags: set, and not 0."""
+    zero = isinstance(value, int | float) and not isinstance(value, bool) and value == 0
+    return value is not None and not zero
+
+
 # ------------------------------------------------------------------------------ units
 Item = Any
 Items = Callable[[list[Obj]], Iterator[tuple[str, Item]]]
@@ -160,6 +218,43 @@ def _bindings(objects: list[Obj]) -> Iterator[tuple[str, Item]]:
     for obj in objects:
         if obj.get("kind") in ("RoleBinding", "ClusterRoleBinding"):
             yield _name(obj), obj
+
+
+def _host_ports(objects: list[Obj]) -> Iterator[tuple[str, Item]]:
+    """(where, (container, pod spec, field, port)) for every container port naming a hostPort."""
+    for where, (c, pod, f) in _containers(objects):
+        for j, port in enumerate(_l(c.get("ports"))):
+            if isinstance(port, dict) and "hostPort" in port:
+                yield f"{where} port {j}", (c, pod, f, port)
+
+
+def _profile_units(objects: list[Obj]) -> Iterator[tuple[str, Item]]:
+    """Seccomp/AppArmor units, each (container or None, pod spec, field, pod annotations, key):
+    the pod (its securityContext and pod-wide annotation), every container (its own
+    securityContext and annotation), and every container annotation naming no container."""
+    for obj in objects:
+        pod = pod_spec(obj)
+        if obj.get("kind") not in WORKLOAD_KINDS:
+            continue
+        notes = pod_annotations(obj)
+        yield f"{_name(obj)} pod", (None, pod, "pod", notes, None)
+        names = set()
+        for f in FIELDS:
+            for c in _l(pod.get(f)):
+                if isinstance(c, dict):
+                    names.add(str(c.get("name")))
+                    yield f"{_name(obj)} {f}[{c.get('name')}]", (c, pod, f, notes, None)
+        for key in notes:
+            for prefix in (SECCOMP_KEY, APPARMOR_KEY):
+                if str(key).startswith(prefix) and str(key)[len(prefix) :] not in names:
+                    yield f"{_name(obj)} annotation {key}", (None, pod, "annotation", notes, key)
+
+
+def _sysctls(objects: list[Obj]) -> Iterator[tuple[str, Item]]:
+    """(where, (sysctl entry, pod spec)) for every entry of a pod's securityContext.sysctls."""
+    for where, pod in _pods(objects):
+        for j, entry in enumerate(_l(_d(pod.get("securityContext")).get("sysctls"))):
+            yield f"{where} sysctl {_d(entry).get('name', j)}", (entry, pod)
 
 
 def _tf_resources(objects: list[Obj]) -> Iterator[tuple[str, Item]]:
@@ -251,13 +346,65 @@ def _action_star(st: Obj) -> bool:
     return str(st.get("Effect", "Allow")) == "Allow" and "*" in _strs(st.get("Action"))
 
 
+def _named(entry: Any, names: frozenset[str]) -> bool:
+    """A sysctl entry whose name is one of `names`."""
+    name = _d(entry).get("name")
+    return isinstance(name, str) and name in names
+
+
+def _profile_type(sc: Obj, key: str) -> Any:
+    """``securityContext.<key>.type`` (seccompProfile, appArmorProfile), None when unset."""
+    return _d(sc.get(key)).get("type")
+
+
+def _own_note(item: Item, prefix: str) -> tuple[bool, Any]:
+    """(present, value) of the annotation `prefix`<name> of a container unit."""
+    c, _, _, notes, _ = item
+    key = prefix + str(c.get("name"))
+    return key in notes, notes.get(key)
+
+
+def _seccomp_unconfined(item: Item) -> bool:
+    """The catalogue: a pod or container seccompProfile.type Unconfined, or a seccomp
+    annotation (pod-wide or per container, named container or not) 'unconfined'."""
+    c, pod, kind, notes, key = item
+    if kind == "pod":
+        psc = _d(pod.get("securityContext"))
+        pod_note = SECCOMP_POD_KEY in notes and _unconfined(notes[SECCOMP_POD_KEY])
+        return _profile_type(psc, "seccompProfile") == "Unconfined" or pod_note
+    if kind == "annotation":
+        return str(key).startswith(SECCOMP_KEY) and _unconfined(notes[key])
+    present, value = _own_note(item, SECCOMP_KEY)
+    return _profile_type(_sc(c), "seccompProfile") == "Unconfined" or (
+        present and _unconfined(value)
+    )
+
+
+def _apparmor_unconfined(item: Item) -> bool:
+    """The catalogue: a pod or container appArmorProfile.type Unconfined, or a container
+    AppArmor annotation (named container or not) 'unconfined'."""
+    c, pod, kind, notes, key = item
+    if kind == "pod":
+        return _profile_type(_d(pod.get("securityContext")), "appArmorProfile") == "Unconfined"
+    if kind == "annotation":
+        return str(key).startswith(APPARMOR_KEY) and _unconfined(notes[key])
+    present, value = _own_note(item, APPARMOR_KEY)
+    return _profile_type(_sc(c), "appArmorProfile") == "Unconfined" or (
+        present and _unconfined(value)
+    )
+
+
 OURS: dict[str, Pred] = {
     "k8s/privileged-container": lambda i: _sc(i[0]).get("privileged") is True,
     "k8s/run-as-root": lambda i: _root(i[0], i[1]),
     "k8s/privilege-escalation": lambda i: _sc(i[0]).get("allowPrivilegeEscalation") is not False,
     "k8s/missing-resource-limits": lambda i: (
         i[2] != "ephemeralContainers"
-        and (_limit_missing(i[0], "cpu") or _limit_missing(i[0], "memory"))
+        and (
+            _limit_missing(i[0], "cpu")
+            or _limit_missing(i[0], "memory")
+            or bool(_l(i[0].get(VACUOUS_KEY)))
+        )
     ),
     "k8s/image-latest-tag": lambda i: _unpinned(i[0].get("image")),
     "k8s/dangerous-capabilities": lambda i: any(
@@ -275,6 +422,11 @@ OURS: dict[str, Pred] = {
         _d(b.get("roleRef")).get("kind") == "ClusterRole"
         and _d(b.get("roleRef")).get("name") == "cluster-admin"
     ),
+    "k8s/host-port": lambda i: _host_port(i[3].get("hostPort")),
+    "k8s/seccomp-unconfined": _seccomp_unconfined,
+    "k8s/apparmor-unconfined": _apparmor_unconfined,
+    "k8s/unmasked-proc-mount": lambda i: _sc(i[0]).get("procMount") not in (None, "Default"),
+    "k8s/unsafe-sysctls": lambda i: not _named(i[0], SAFE_SYSCTLS),
     "tf/s3-public-access": _s3_public,
     "tf/kms-rotation-disabled": _kms_unrotated,
     "tf/rds-unencrypted": _rds_unencrypted,
@@ -296,11 +448,51 @@ ITEMS: dict[str, Items] = {
     "k8s/hostpath-volume": _volumes,
     "k8s/rbac-wildcard": _rbac_rules,
     "k8s/cluster-admin-binding": _bindings,
+    "k8s/host-port": _host_ports,
+    "k8s/seccomp-unconfined": _profile_units,
+    "k8s/apparmor-unconfined": _profile_units,
+    "k8s/unmasked-proc-mount": _containers,
+    "k8s/unsafe-sysctls": _sysctls,
     "tf/s3-public-access": _tf_resources,
     "tf/kms-rotation-disabled": _tf_resources,
     "tf/rds-unencrypted": _tf_resources,
     "tf/iam-wildcard-action": _statements,
 }
+
+
+CONTAINER_UNITS = (_containers, _host_ports, _profile_units)
+"""Unit kinds whose items are (container, pod spec, field, ...): a container in a list the
+check does not read is "not flagged" on the check's side."""
+EFFECTIVE_NOTE = {
+    "k8s/hostpath-volume": "the catalogue follows a claim to a hostPath PersistentVolume of the "
+    "file; the check reads the pod's volumes as written",
+    "k8s/rbac-wildcard": "the catalogue counts an enumeration of every verb or of most built-in "
+    "groups or resources (and rules an aggregationRule gathers) as '*'; the check reads the "
+    "rule as written",
+    "k8s/cluster-admin-binding": "the catalogue resolves a ClusterRole of the file that "
+    "aggregates or copies cluster-admin; the check reads roleRef as written",
+    "k8s/missing-resource-limits": "the catalogue reads a limit beyond any node's size (over "
+    "128 cores or 1 TiB) as no limit; the check reads it as set",
+}
+"""Why a unit differs when only the catalogue's resolution (``k8s_effective``) changes it."""
+
+
+def _resolved(objects: list[Obj], context: list[Obj] | None) -> list[Obj]:
+    """The `objects` as ``k8s_effective`` resolves them within their episode (`context`)."""
+    ctx = context if context is not None else objects
+    position = {id(o): i for i, o in enumerate(ctx)}
+    if not all(id(o) in position for o in objects):
+        ctx, position = objects, {id(o): i for i, o in enumerate(objects)}
+    resolved = effective_objects(ctx)
+    return [resolved[position[id(o)]] for o in objects]
+
+
+def _keyed(units: Iterator[tuple[str, Item]]) -> Iterator[tuple[tuple[str, int], Item]]:
+    """Units keyed by (where, occurrence), so that resolved and written units pair up."""
+    seen: dict[str, int] = {}
+    for where, item in units:
+        seen[where] = seen.get(where, -1) + 1
+        yield (where, seen[where]), item
 
 
 def scope_reason(
@@ -311,26 +503,36 @@ def scope_reason(
 ) -> str | None:
     """Why a case of `check` cannot be scored, or None (module docstring). `objects` are the
     Kubernetes objects the label is about (or normalised Terraform resources for tf ids);
-    `context` is the whole episode, for the check's `guard`."""
+    `context` is the whole episode, for the check's `guard` and the catalogue's resolution."""
     if check.guard is not None and (why := check.guard(context or objects)) is not None:
         return why
     items = ITEMS.get(check.ids[0])
-    partial = items is _containers and not fields >= ALL_FIELDS
-    if items is None or (check.theirs is None and not partial):
+    if items is None:
         return None
+    fields = check.fields if check.fields is not None else fields
     ours = [OURS[i] for i in check.ids]
+    k8s = CATALOGUE[check.ids[0]].kind == "k8s"
+    written = dict(_keyed(items(objects)))
+    resolved = _keyed(items(_resolved(objects, context))) if k8s else written.items()
     differ: str | None = None
-    for where, item in items(objects):
+    for key, item in resolved:
+        raw = written.get(key)
         o = any(p(item) for p in ours)
-        t = check.theirs(item) if check.theirs is not None else o
-        unread = items is _containers and item[2] not in fields
+        o_raw = raw is not None and any(p(raw) for p in ours)
+        t = raw is not None and (check.theirs(raw) if check.theirs is not None else o_raw)
+        unread = items in CONTAINER_UNITS and item[2] in FIELDS and item[2] not in fields
         t = t and not unread
         if o and t:
             return None
         if o != t and differ is None:
             side = "the catalogue flags it, the check does not" if o else "the check flags it"
-            what = f"the check does not read {item[2]}" if unread and o else check.differs
-            differ = f"{what}; at {where}: {side}"
+            if unread and o:
+                what = f"the check does not read {item[2]}"
+            elif o != o_raw and t == o_raw:
+                what = EFFECTIVE_NOTE.get(check.ids[0], "the catalogue resolves the object")
+            else:
+                what = check.differs
+            differ = f"{what}; at {key[0]}: {side}"
     return differ
 
 
@@ -503,6 +705,31 @@ _SYS_ADMIN = CheckMap(
     ("k8s/dangerous-capabilities",), _adds("SYS_ADMIN"), "the check flags SYS_ADMIN only"
 )
 _HOST_NAMESPACES = CheckMap(("k8s/host-network", "k8s/host-pid", "k8s/host-ipc"))
+_ANY_HOST_PORT = "the check fails any hostPort, 0 included; the catalogue one other than 0"
+_TRIVY_SYSCTLS = SAFE_SYSCTLS | {"net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"}
+"""trivy KSV026 without a k8s.version: the Pod Security Standards set of Kubernetes 1.32."""
+
+
+def _ksv002(item: Item) -> bool:
+    """Trivy KSV002: a container's AppArmor annotation is set to anything but runtime/default
+    (securityContext.appArmorProfile is not read)."""
+    if item[0] is None:
+        return False
+    present, value = _own_note(item, APPARMOR_KEY)
+    return present and value != "runtime/default"
+
+
+def _ksv030(item: Item) -> bool:
+    """Trivy KSV030: a pod-wide seccomp annotation other than runtime/default; without one, a
+    container whose own seccompProfile.type is not RuntimeDefault or Localhost (unset fails)."""
+    c, _, kind, notes, _ = item
+    if kind == "pod":
+        return SECCOMP_POD_KEY in notes and notes[SECCOMP_POD_KEY] != "runtime/default"
+    if kind == "annotation":
+        return False
+    pod_note = SECCOMP_POD_KEY in notes and notes[SECCOMP_POD_KEY] is not False
+    return not pod_note and _profile_type(_sc(c), "seccompProfile") not in PROFILE_TYPES
+
 
 TRIVY: dict[str, CheckMap] = {
     # KSV001: a container does not set allowPrivilegeEscalation: false
@@ -535,13 +762,44 @@ TRIVY: dict[str, CheckMap] = {
         lambda i: bool(_added(i[0])),
         "the check flags any added capability; the catalogue only its dangerous set",
     ),
+    # KSV002: a container's AppArmor annotation is not runtime/default
+    "KSV-0002": CheckMap(
+        ("k8s/apparmor-unconfined",),
+        _ksv002,
+        "the check fails any AppArmor annotation but runtime/default (localhost/* too) and reads "
+        "no appArmorProfile; the catalogue flags unconfined only",
+    ),
     # KSV023: the pod declares a hostPath volume
     "KSV-0023": CheckMap(("k8s/hostpath-volume",)),
+    # KSV024: a container port sets hostPort (any value; its allowed list is empty)
+    "KSV-0024": CheckMap(("k8s/host-port",), lambda i: "hostPort" in i[3], _ANY_HOST_PORT),
+    # KSV026: the pod sets a sysctl outside the baseline safe set (of Kubernetes 1.32 by default)
+    "KSV-0026": CheckMap(
+        ("k8s/unsafe-sysctls",),
+        lambda i: "name" in _d(i[0]) and not _named(i[0], _TRIVY_SYSCTLS),
+        "the check allows net.ipv4.tcp_rmem and tcp_wmem (the Kubernetes 1.32 baseline set); the "
+        "catalogue does not",
+    ),
+    # KSV027: a container sets securityContext.procMount (any value)
+    "KSV-0027": CheckMap(
+        ("k8s/unmasked-proc-mount",),
+        lambda i: "procMount" in _sc(i[0]),
+        "the check fails any procMount, Default included; the catalogue anything but Default",
+    ),
     # KSV028: the pod uses a volume type outside the restricted core set (hostPath included)
     "KSV-0028": CheckMap(
         ("k8s/hostpath-volume",),
         _non_core_volume,
         "the check flags every non-core volume type; the catalogue only hostPath",
+    ),
+    # KSV030: a pod-wide seccomp annotation other than runtime/default, or a container whose own
+    # seccompProfile.type is not RuntimeDefault or Localhost (unset included: restricted)
+    "KSV-0030": CheckMap(
+        ("k8s/seccomp-unconfined",),
+        _ksv030,
+        "the check requires RuntimeDefault or Localhost on each container (an unset profile "
+        "fails; the pod's profile and container annotations are not read); the catalogue flags "
+        "Unconfined only",
     ),
     # KSV044: a Role/ClusterRole rule has '*' in apiGroups, resources and verbs together
     "KSV-0044": CheckMap(
@@ -668,7 +926,120 @@ _SOCKETS = (
     "/var/run/cri-dockerd.sock",
 )
 
+KYVERNO_SYSCTLS = frozenset(
+    [
+        "kernel.shm_rmid_forced",
+        "net.ipv4.ip_local_port_range",
+        "net.ipv4.ip_unprivileged_port_start",
+        "net.ipv4.tcp_syncookies",
+        "net.ipv4.ping_group_range",
+    ]
+)
+"""Kyverno restrict-sysctls: the five sysctls its pattern allows."""
+
+
+def _bad_type(sc: Obj) -> bool:
+    """Kyverno's =(seccompProfile): =(type): "RuntimeDefault | Localhost" fails: a type is set
+    to anything else."""
+    profile = _d(sc.get("seccompProfile"))
+    return "type" in profile and profile["type"] not in PROFILE_TYPES
+
+
+def _restrict_seccomp(item: Item) -> bool:
+    """Kyverno restrict-seccomp: the pod's or a container's own seccompProfile.type is set and
+    not RuntimeDefault or Localhost (annotations are not read)."""
+    c, pod, kind, _, _ = item
+    if kind == "annotation":
+        return False
+    return _bad_type(_d(pod.get("securityContext")) if c is None else _sc(c))
+
+
+def _restrict_seccomp_strict(item: Item) -> bool:
+    """Kyverno restrict-seccomp-strict (restricted): it fails exactly when some container sets a
+    type other than RuntimeDefault/Localhost, or sets none while the pod-level type is not one
+    of them (its two anyPattern alternatives, per container)."""
+    c, pod, _, _, _ = item
+    if c is None:
+        return False
+    own = _profile_type(_sc(c), "seccompProfile")
+    pod_type = _profile_type(_d(pod.get("securityContext")), "seccompProfile")
+    return _bad_type(_sc(c)) or (own is None and pod_type not in PROFILE_TYPES)
+
+
+def _apparmor_value_bad(value: Any) -> bool:
+    """Kyverno's "runtime/default | localhost/*" fails the value."""
+    ok = value == "runtime/default" or (isinstance(value, str) and value.startswith("localhost/"))
+    return not ok
+
+
+def _restrict_apparmor(item: Item) -> bool:
+    """Kyverno restrict-apparmor-profiles: any container.apparmor.security.beta.kubernetes.io/*
+    annotation (a container's or a stray one) other than runtime/default or localhost/*."""
+    _, _, kind, notes, key = item
+    if kind == "pod":
+        return False
+    if kind == "annotation":
+        return str(key).startswith(APPARMOR_KEY) and _apparmor_value_bad(notes[key])
+    present, value = _own_note(item, APPARMOR_KEY)
+    return present and _apparmor_value_bad(value)
+
+
+_PROC_MOUNT = CheckMap(
+    ("k8s/unmasked-proc-mount",),
+    lambda i: "procMount" in _sc(i[0]) and _sc(i[0])["procMount"] != "Default",
+    "the policy fails procMount: null too",
+)
+_SECCOMP_NOTE = "reads no annotations; the catalogue flags Unconfined (type or annotation) only"
+
 KYVERNO: dict[str, KyvernoMap] = {
+    # a container port sets hostPort to anything but 0 (unset or 0 passes)
+    "disallow-host-ports": KyvernoMap(
+        CheckMap(
+            ("k8s/host-port",),
+            lambda i: i[3]["hostPort"] != 0,
+            "the policy fails hostPort: null too",
+        )
+    ),
+    # the pod's or a container's seccompProfile.type is set to other than RuntimeDefault/Localhost
+    "restrict-seccomp": KyvernoMap(
+        CheckMap(
+            ("k8s/seccomp-unconfined",),
+            _restrict_seccomp,
+            "the policy fails any type but RuntimeDefault or Localhost and " + _SECCOMP_NOTE,
+        )
+    ),
+    # restricted profile: as restrict-seccomp, and an unset profile fails (scored only where an
+    # Unconfined container decides, or where every profile is RuntimeDefault/Localhost)
+    "restrict-seccomp-strict": KyvernoMap(
+        CheckMap(
+            ("k8s/seccomp-unconfined",),
+            _restrict_seccomp_strict,
+            "the policy (restricted) also fails an unset profile and " + _SECCOMP_NOTE,
+        )
+    ),
+    # a container AppArmor annotation is other than runtime/default or localhost/*
+    "restrict-apparmor-profiles": KyvernoMap(
+        CheckMap(
+            ("k8s/apparmor-unconfined",),
+            _restrict_apparmor,
+            "the policy fails any AppArmor annotation but runtime/default or localhost/* and "
+            "reads no appArmorProfile; the catalogue flags unconfined only",
+            fields=ALL_FIELDS,  # it reads annotations, whatever list the container is in
+        )
+    ),
+    # a container sets procMount to other than Default (policy file disallow-proc-mount)
+    "require-default-proc-mount": KyvernoMap(_PROC_MOUNT),
+    "disallow-proc-mount": KyvernoMap(_PROC_MOUNT),
+    # the pod sets a sysctl outside the five original safe ones
+    "restrict-sysctls": KyvernoMap(
+        CheckMap(
+            ("k8s/unsafe-sysctls",),
+            lambda i: "name" in _d(i[0]) and not _named(i[0], KYVERNO_SYSCTLS),
+            "the policy allows only the five original safe sysctls (not "
+            "ip_local_reserved_ports, tcp_keepalive_*, tcp_fin_timeout); the catalogue the "
+            "current baseline set",
+        )
+    ),
     # a container sets privileged: true
     "disallow-privileged-containers": KyvernoMap(CheckMap(("k8s/privileged-container",))),
     # the pod sets hostNetwork, hostPID or hostIPC to true
@@ -750,6 +1121,24 @@ KYVERNO: dict[str, KyvernoMap] = {
 }
 
 
+KYVERNO_FORMS: dict[str, tuple[str, KyvernoMap]] = {
+    # the older disallow-host-ports (X(hostPort): 0) fails any hostPort, 0 included
+    "disallow-host-ports": (
+        "X(hostPort)",
+        KyvernoMap(
+            CheckMap(
+                ("k8s/host-port",),
+                lambda i: "hostPort" in i[3],
+                "this older form of the policy (X(hostPort)) fails any hostPort, 0 included; "
+                "the catalogue one other than 0",
+            )
+        ),
+    ),
+}
+"""Policies whose meaning changed across kyverno/policies versions: (text that marks the
+other form in the policy file, its mapping)."""
+
+
 def _rw_hostpath(item: Item) -> bool:
     """Kubescape alert-rw-hostpath: a hostPath volume mounted without readOnly: true."""
     vol, pod = item
@@ -786,7 +1175,40 @@ def insecure_capabilities(caps: list[str] | tuple[str, ...]) -> CheckMap:
     return CheckMap(("k8s/dangerous-capabilities",), _adds(*caps), _CAPS_NOTE)
 
 
+def _proc_mount_gate(objects: list[Obj]) -> str | None:
+    """Kubescape set-procmount-default judges only when a ControlPlaneInfo of the input runs
+    the API server with --feature-gates=...ProcMountType=true."""
+    for obj in objects:
+        if obj.get("kind") != "ControlPlaneInfo":
+            continue
+        if obj.get("apiVersion") != "hostdata.kubescape.cloud/v1beta0":
+            continue
+        cmd = _d(_d(obj.get("data")).get("APIServerInfo")).get("cmdLine")
+        gated = isinstance(cmd, str) and "--feature-gates=" in cmd
+        if gated and any(re.search("ProcMountType=true", a) for a in re.split(" +", cmd)):
+            return None
+    return (
+        "no ControlPlaneInfo of the input enables the ProcMountType feature gate (the rule "
+        "judges nothing)"
+    )
+
+
 REGOLIBRARY: dict[str, CheckMap] = {
+    # a container (not an initContainer) port sets hostPort (any value but false: 0 included)
+    "container-hostPort": CheckMap(
+        ("k8s/host-port",),
+        lambda i: "hostPort" in i[3] and i[3]["hostPort"] is not False,
+        "the rule fails any hostPort, 0 included; the catalogue one other than 0",
+    ),
+    # with the ProcMountType feature gate on: a container (not an initContainer) whose procMount
+    # is not Default (unset included in the current rule)
+    "set-procmount-default": CheckMap(
+        ("k8s/unmasked-proc-mount",),
+        lambda i: _sc(i[0]).get("procMount") != "Default",
+        "the rule requires procMount: Default (an unset procMount fails); the catalogue flags "
+        "any other value only",
+        guard=_proc_mount_gate,
+    ),
     # a container is privileged: true or adds SYS_ADMIN
     "rule-privileged-container": CheckMap(
         ("k8s/privileged-container",),
