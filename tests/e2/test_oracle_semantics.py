@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sv_env_config_verification.canonical import CATALOGUE, DANGEROUS_CAPABILITIES
+from sv_env_config_verification.canonical import CATALOGUE, DANGEROUS_CAPABILITIES, SAFE_SYSCTLS
 from sv_env_config_verification.configs import (
     ConfigError,
     ConfigFile,
@@ -105,6 +105,12 @@ def test_rego_dangerous_capabilities_match_the_catalogue() -> None:
     assert set(json.loads(engine.eval_rule_as_json("data.sv.kubernetes.dangerous_caps"))) == set(
         DANGEROUS_CAPABILITIES
     )
+
+
+def test_rego_safe_sysctls_match_the_catalogue() -> None:
+    engine = get_tool("opa")._engine
+    rego = json.loads(engine.eval_rule_as_json("data.sv.kubernetes.safe_sysctls"))
+    assert set(rego) == set(SAFE_SYSCTLS)
 
 
 # ------------------------------------------------------------------------ kind: List

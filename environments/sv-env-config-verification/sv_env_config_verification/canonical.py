@@ -44,6 +44,17 @@ DANGEROUS_CAPABILITIES = frozenset(
     }
 )
 """Capabilities that `k8s/dangerous-capabilities` flags (the Rego pack holds the same set)."""
+SAFE_SYSCTLS = frozenset(
+    {
+        "kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range",
+        "net.ipv4.ip_unprivileged_port_start", "net.ipv4.tcp_syncookies",
+        "net.ipv4.ping_group_range", "net.ipv4.ip_local_reserved_ports",
+        "net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_keepalive_intvl",
+        "net.ipv4.tcp_keepalive_probes", "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem",
+    }
+)  # fmt: skip
+"""Sysctls `k8s/unsafe-sysctls` allows: the Pod Security Standards baseline set of Kubernetes
+1.32 (the Rego pack holds the same set)."""
 
 
 @dataclass(frozen=True)
@@ -171,7 +182,8 @@ _K8S = [
         "(kernel.shm_rmid_forced, net.ipv4.ip_local_port_range, net.ipv4.ip_unprivileged_port_"
         "start, net.ipv4.tcp_syncookies, net.ipv4.ping_group_range, net.ipv4.ip_local_reserved_"
         "ports, net.ipv4.tcp_keepalive_time, net.ipv4.tcp_fin_timeout, net.ipv4.tcp_keepalive_"
-        "intvl, net.ipv4.tcp_keepalive_probes).",
+        "intvl, net.ipv4.tcp_keepalive_probes, net.ipv4.tcp_rmem, net.ipv4.tcp_wmem; Kubernetes "
+        "1.32).",
     ),
     (
         "k8s/rbac-wildcard",

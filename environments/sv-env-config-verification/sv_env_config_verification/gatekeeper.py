@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 import yaml
 
-from .canonical import DANGEROUS_CAPABILITIES
+from .canonical import DANGEROUS_CAPABILITIES, SAFE_SYSCTLS
 from .k8s_effective import MAX_CPU_CORES, MAX_MEMORY_BYTES, effective_objects, quantity
 
 _CONTAINER_FIELDS = ("containers", "initContainers", "ephemeralContainers")
@@ -449,21 +449,6 @@ def _caps_scope(params: Params, objects: list[Obj]) -> str | None:
 SECCOMP_POD_KEY = "seccomp.security.alpha.kubernetes.io/pod"
 SECCOMP_KEY = "container.seccomp.security.alpha.kubernetes.io/"
 APPARMOR_KEY = "container.apparmor.security.beta.kubernetes.io/"
-SAFE_SYSCTLS = frozenset(
-    {
-        "kernel.shm_rmid_forced",
-        "net.ipv4.ip_local_port_range",
-        "net.ipv4.ip_unprivileged_port_start",
-        "net.ipv4.tcp_syncookies",
-        "net.ipv4.ping_group_range",
-        "net.ipv4.ip_local_reserved_ports",
-        "net.ipv4.tcp_keepalive_time",
-        "net.ipv4.tcp_fin_timeout",
-        "net.ipv4.tcp_keepalive_intvl",
-        "net.ipv4.tcp_keepalive_probes",
-    }
-)
-"""The sysctls `k8s/unsafe-sysctls` allows (canonical.py's Pod Security Standards set)."""
 _SECCOMP_NAMES = {
     "RuntimeDefault": ("runtime/default", "docker/default"),
     "Unconfined": ("unconfined",),

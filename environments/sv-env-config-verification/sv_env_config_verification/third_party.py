@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .canonical import CATALOGUE, DANGEROUS_CAPABILITIES, TOOL_RULES
+from .canonical import CATALOGUE, DANGEROUS_CAPABILITIES, SAFE_SYSCTLS, TOOL_RULES
 from .configs import decode_policy
 from .gatekeeper import pod_spec
 from .k8s_effective import VACUOUS_KEY, effective_objects
@@ -147,21 +147,6 @@ WORKLOAD_KINDS = frozenset(
 SECCOMP_POD_KEY = "seccomp.security.alpha.kubernetes.io/pod"
 SECCOMP_KEY = "container.seccomp.security.alpha.kubernetes.io/"
 APPARMOR_KEY = "container.apparmor.security.beta.kubernetes.io/"
-SAFE_SYSCTLS = frozenset(
-    [
-        "kernel.shm_rmid_forced",
-        "net.ipv4.ip_local_port_range",
-        "net.ipv4.ip_unprivileged_port_start",
-        "net.ipv4.tcp_syncookies",
-        "net.ipv4.ping_group_range",
-        "net.ipv4.ip_local_reserved_ports",
-        "net.ipv4.tcp_keepalive_time",
-        "net.ipv4.tcp_fin_timeout",
-        "net.ipv4.tcp_keepalive_intvl",
-        "net.ipv4.tcp_keepalive_probes",
-    ]
-)
-"""The sysctls `k8s/unsafe-sysctls` allows (the catalogue's Pod Security Standards set)."""
 PROFILE_TYPES = frozenset({"RuntimeDefault", "Localhost"})
 
 
@@ -706,8 +691,6 @@ _SYS_ADMIN = CheckMap(
 )
 _HOST_NAMESPACES = CheckMap(("k8s/host-network", "k8s/host-pid", "k8s/host-ipc"))
 _ANY_HOST_PORT = "the check fails any hostPort, 0 included; the catalogue one other than 0"
-_TRIVY_SYSCTLS = SAFE_SYSCTLS | {"net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"}
-"""trivy KSV026 without a k8s.version: the Pod Security Standards set of Kubernetes 1.32."""
 
 
 def _ksv002(item: Item) -> bool:
@@ -774,12 +757,7 @@ TRIVY: dict[str, CheckMap] = {
     # KSV024: a container port sets hostPort (any value; its allowed list is empty)
     "KSV-0024": CheckMap(("k8s/host-port",), lambda i: "hostPort" in i[3], _ANY_HOST_PORT),
     # KSV026: the pod sets a sysctl outside the baseline safe set (of Kubernetes 1.32 by default)
-    "KSV-0026": CheckMap(
-        ("k8s/unsafe-sysctls",),
-        lambda i: "name" in _d(i[0]) and not _named(i[0], _TRIVY_SYSCTLS),
-        "the check allows net.ipv4.tcp_rmem and tcp_wmem (the Kubernetes 1.32 baseline set); the "
-        "catalogue does not",
-    ),
+    "KSV-0026": CheckMap(("k8s/unsafe-sysctls",)),  # the same 1.32 set as the catalogue
     # KSV027: a container sets securityContext.procMount (any value)
     "KSV-0027": CheckMap(
         ("k8s/unmasked-proc-mount",),

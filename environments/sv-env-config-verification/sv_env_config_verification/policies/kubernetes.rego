@@ -111,12 +111,12 @@ bad_tag(image) if {
 
 norm_cap(c) := trim_prefix(upper(c), "CAP_")
 
-# Pod Security Standards (baseline) sysctls a pod may set.
+# Pod Security Standards (baseline, Kubernetes 1.32) sysctls a pod may set.
 safe_sysctls := {
 	"kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.ip_unprivileged_port_start",
 	"net.ipv4.tcp_syncookies", "net.ipv4.ping_group_range", "net.ipv4.ip_local_reserved_ports",
 	"net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_keepalive_intvl",
-	"net.ipv4.tcp_keepalive_probes",
+	"net.ipv4.tcp_keepalive_probes", "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem",
 }
 
 # The metadata annotations of a workload's pods (the object's own for a Pod, else its template's).
@@ -311,6 +311,7 @@ violations contains v if {
 	some p in pods
 	some s in arr(field(psc(p), "sysctls"))
 	name := field(s, "name")
+	is_string(name)
 	not name in safe_sysctls
 	v := {"rule": "k8s/unsafe-sysctls", "resource": p.resource, "msg": sprintf("pod sets sysctl %v", [name])}
 }
