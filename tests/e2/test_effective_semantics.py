@@ -3,16 +3,26 @@ grant (k8s_effective, tf_effective, iam_globs), and the fix contract (patch_cont
 
 from __future__ import annotations
 
+import copy
+import random
 import string
+from typing import Any
 
 import pytest
 
-from sv_env_config_verification.configs import ConfigFile
+from sv_env_config_verification.configs import (
+    ConfigFile,
+    normalise_terraform,
+    parse_k8s,
+    parse_terraform,
+)
+from sv_env_config_verification.dataset import load_bases
 from sv_env_config_verification.iam_globs import cover_every_action
-from sv_env_config_verification.k8s_effective import quantity
+from sv_env_config_verification.k8s_effective import effective_objects, quantity
 from sv_env_config_verification.oracle import scan
 from sv_env_config_verification.patch_contract import contract_violation
-from sv_env_config_verification.tf_effective import managed_policy
+from sv_env_config_verification.tf_effective import effective_terraform, managed_policy
+from sv_env_config_verification.tf_values import normalise_values
 
 IAM = "tf/iam-wildcard-action"
 
@@ -428,3 +438,48 @@ def scoped_policy(actions: str, resource: str) -> str:
 )
 def test_wildcards_in_effect(actions, resource, wildcard):
     assert (IAM in ids("terraform", scoped_policy(actions, resource))) is wildcard
+
+
+# ------------------------------------------------------------------ type confusion
+_ODD = [None, 1, "x", [], {}, [1, "a"], {"a": None}, True, 3.5, [{}], ["*"], {"name": [1]}]
+_K8S_EXTRA = [
+    {"kind": "PersistentVolume", "metadata": {"name": "pv"},
+     "spec": {"hostPath": {"path": "/"}, "claimRef": {"name": "c"}}},
+    {"kind": "PersistentVolumeClaim", "metadata": {"name": "c"}, "spec": {"volumeName": "pv"}},
+    {"kind": "ClusterRole", "metadata": {"name": "agg", "labels": {"a": "b"}},
+     "aggregationRule": {"clusterRoleSelectors": [
+         {"matchExpressions": [{"key": "a", "operator": "In", "values": ["b"]}]}]},
+     "rules": [{"verbs": ["*"]}]},
+    {"kind": "ClusterRoleBinding", "metadata": {"name": "b"},
+     "roleRef": {"kind": "ClusterRole", "name": "agg"}},
+]  # fmt: skip
+
+
+def _confuse(value: Any, rng: random.Random) -> None:
+    if isinstance(value, dict):
+        pairs = list(value.items())
+    elif isinstance(value, list):
+        pairs = list(enumerate(value))
+    else:
+        return
+    for key, item in pairs:
+        if rng.random() < 0.15:
+            value[key] = copy.deepcopy(rng.choice(_ODD))
+        else:
+            _confuse(item, rng)
+
+
+def test_resolution_never_raises_on_values_of_the_wrong_type():
+    """Manifests and HCL can hold any type anywhere; resolving must not crash the adapter."""
+    rng = random.Random(7)
+    for base in load_bases().values():
+        for _ in range(8):
+            if base.kind == "k8s":
+                objects = parse_k8s(base.text) + copy.deepcopy(_K8S_EXTRA)
+                _confuse(objects, rng)
+                effective_objects(objects)
+            else:
+                data = normalise_terraform(parse_terraform(base.text))
+                for resource in data["resources"]:
+                    _confuse(resource["config"], rng)
+                normalise_values(effective_terraform(data))

@@ -98,7 +98,7 @@ def _list(value: Any) -> list[Any]:
 
 def _pod_spec(obj: dict[str, Any]) -> dict[str, Any] | None:
     spec = _mapping(obj.get("spec"))
-    kind = obj.get("kind")
+    kind = _kind(obj)
     if kind == "Pod":
         return spec or None
     if kind in _WORKLOADS:
@@ -107,6 +107,11 @@ def _pod_spec(obj: dict[str, Any]) -> dict[str, Any] | None:
         job = _mapping(_mapping(spec.get("jobTemplate")).get("spec"))
         return _mapping(_mapping(job.get("template")).get("spec")) or None
     return None
+
+
+def _kind(obj: dict[str, Any]) -> str:
+    kind = obj.get("kind")
+    return kind if isinstance(kind, str) else ""
 
 
 def _namespace(obj: dict[str, Any]) -> str:
@@ -165,6 +170,7 @@ def _resolve_claims(objects: list[dict[str, Any]]) -> None:
             if not isinstance(vol, dict) or "hostPath" in vol:
                 continue
             claim = _mapping(vol.get("persistentVolumeClaim")).get("claimName")
+            claim = str(claim) if claim is not None else None
             template = _mapping(_mapping(vol.get("ephemeral")).get("volumeClaimTemplate"))
             if claim is not None and (namespace, claim) in claims:
                 host = _claim_host_path(claim, claims[(namespace, claim)], namespace, volumes)
@@ -210,7 +216,7 @@ def _selector_matches(selector: Any, labels: dict[str, str]) -> bool:
             return False
     for expr in _list(sel.get("matchExpressions")):
         expr = _mapping(expr)
-        key, op = expr.get("key"), expr.get("operator")
+        key, op = str(expr.get("key")), expr.get("operator")
         values = {str(v) for v in _list(expr.get("values"))}
         present = key in labels
         if op == "In" and not (present and labels[key] in values):
@@ -234,7 +240,7 @@ def _full_wildcard(rules: Any) -> bool:
 
 
 def _resolve_roles(objects: list[dict[str, Any]]) -> None:
-    roles = [o for o in objects if o.get("kind") in ("Role", "ClusterRole")]
+    roles = [o for o in objects if _kind(o) in ("Role", "ClusterRole")]
     for role in roles:
         for rule in _list(role.get("rules")):
             if isinstance(rule, dict):
@@ -259,13 +265,13 @@ def _resolve_roles(objects: list[dict[str, Any]]) -> None:
         if _full_wildcard(role.get("rules")):
             admin_like.add(_name(role))
     for obj in objects:
-        if obj.get("kind") not in ("RoleBinding", "ClusterRoleBinding"):
+        if _kind(obj) not in ("RoleBinding", "ClusterRoleBinding"):
             continue
         ref = obj.get("roleRef")
         if (
             isinstance(ref, dict)
             and ref.get("kind") == "ClusterRole"
-            and ref.get("name") in admin_like
+            and str(ref.get("name")) in admin_like
         ):
             ref["name"] = "cluster-admin"
 

@@ -92,7 +92,8 @@ def _rules(resources: list[dict[str, Any]]) -> list[_Rule]:
         config = r["config"]
         if r["type"] == "aws_security_group":
             group = f"${{aws_security_group.{r['name']}.id}}"
-            for block in config.get("ingress") or []:
+            blocks = config.get("ingress")
+            for block in blocks if isinstance(blocks, list) else []:
                 if isinstance(block, dict):
                     out.append(_Rule(block, group, r, True))
         elif r["type"] == "aws_vpc_security_group_ingress_rule" or (
