@@ -155,3 +155,23 @@ def test_realdata_samples_load_and_score(task, sizes) -> None:
     report = command.run(small, task.default_real(REALDATA), seed=42)
     assert [c["real"]["n"] for c in report["comparisons"]] == sizes
     assert all(c["real"]["f1"] is not None for c in report["comparisons"])
+
+
+def test_verdict_cannot_tell_where_a_constant_or_a_small_class_would_decide() -> None:
+    from security_verifiers.sim2real.scoring import constant_f1, verdict
+
+    in_domain = {"f1": 0.9}
+
+    def real(positives: int, n: int, f1: float) -> dict:
+        return {"positives": positives, "n": n, "prevalence": positives / n, "f1": f1,
+                "constant_f1": constant_f1(positives, n)}  # fmt: skip
+
+    assert constant_f1(96, 100) == pytest.approx(2 * 0.96 / 1.96)
+    assert constant_f1(0, 10) is None
+    assert verdict(in_domain, real(100, 200, 0.85)) == ("meets", None)  # constant F1 0.667
+    assert verdict(in_domain, real(100, 200, 0.5))[0] == "below"
+    outcome, why = verdict(in_domain, real(960, 1000, 0.99))  # a 96%-positive capture
+    assert outcome == "cannot tell" and "always-positive" in why
+    outcome, why = verdict(in_domain, real(20, 200, 0.9))
+    assert outcome == "cannot tell" and "20 rows" in why
+    assert verdict({"f1": 0.0}, real(100, 200, 0.5)) == ("n/a", None)

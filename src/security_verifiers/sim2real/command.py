@@ -12,7 +12,7 @@ import typer
 from security_verifiers.environments import resolve_env
 from security_verifiers.errors import UserError
 from security_verifiers.sim2real.base import EnvTask, RealSet
-from security_verifiers.sim2real.scoring import GOAL_RATIO, f1_ratio, score_set
+from security_verifiers.sim2real.scoring import GOAL_RATIO, f1_ratio, score_set, verdict
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_REALDATA = REPO_ROOT.parent / "shared" / "realdata"
@@ -68,6 +68,7 @@ def run(task: EnvTask, sets: list[RealSet], seed: int, quiet: bool = True) -> di
         in_domain = score_set(task.y(test), model.proba(test), seed=seed)
         scored = score_set(task.y(real.items), model.proba(real.items), seed=seed)
         ratio = f1_ratio(in_domain, scored)
+        outcome, why = verdict(in_domain, scored)
         comparisons.append(
             {
                 "real_set": real.name,
@@ -77,7 +78,9 @@ def run(task: EnvTask, sets: list[RealSet], seed: int, quiet: bool = True) -> di
                 "in_domain": in_domain,
                 "real": scored,
                 "f1_ratio": ratio,
-                "meets_goal": None if ratio is None else ratio >= GOAL_RATIO,
+                "verdict": outcome,
+                "verdict_reason": why,
+                "meets_goal": outcome == "meets" if outcome in ("meets", "below") else None,
             }
         )
     return {
@@ -101,11 +104,12 @@ def _cell(value: float | None, ci: list[float] | None) -> str:
 def format_report(report: dict[str, Any]) -> str:
     """The in-domain vs real table, one block per real set."""
     lines = [
-        f"{report['env']} sim2real: {report['model']} (seed {report['seed']})",
+        f"{report['env']} sim2real: {report['model']} (seed {report['seed']}); prev = share of "
+        f"{report['positive_label']}, constF1 = F1 of predicting {report['positive_label']} always",
         f"trained on synthetic train: n={report['n_train']}, "
         f"{report['positive_label']}={report['train_positives']}",
     ]
-    head = f"{'set':<40} {'n':>5} {'pos':>5}  " + "  ".join(
+    head = f"{'set':<40} {'n':>5} {'pos':>5} {'prev':>5} {'constF1':>7}  " + "  ".join(
         f"{m:<21}" for m in ("F1 [95% CI]", "recall", "precision", "ROC AUC")
     )
     for comp in report["comparisons"]:
@@ -115,15 +119,18 @@ def format_report(report: dict[str, Any]) -> str:
             (comp["real_set"], comp["real"]),
         ):
             cells = [_cell(s[m], s[f"{m}_ci95"]) for m in ("f1", "recall", "precision", "roc_auc")]
+            prevalence = "n/a" if s["prevalence"] is None else f"{s['prevalence']:.3f}"
+            constant = "n/a" if s["constant_f1"] is None else f"{s['constant_f1']:.3f}"
             lines.append(
-                f"{name[:40]:<40} {s['n']:>5} {s['positives']:>5}  "
+                f"{name[:40]:<40} {s['n']:>5} {s['positives']:>5} {prevalence:>5} {constant:>7}  "
                 + "  ".join(f"{c:<21}" for c in cells)
             )
         ratio = comp["f1_ratio"]
-        verdict = "n/a" if ratio is None else ("meets" if comp["meets_goal"] else "below")
         shown = "n/a" if ratio is None else f"{ratio:.3f}"
+        why = f" ({comp['verdict_reason']})" if comp["verdict_reason"] else ""
         lines.append(
-            f"F1 ratio real/in-domain: {shown} (goal >= {report['goal_f1_ratio']}): {verdict}"
+            f"F1 ratio real/in-domain: {shown} (goal >= {report['goal_f1_ratio']}): "
+            f"{comp['verdict']}{why}"
         )
         if comp["features"]:
             lines.append(f"features: {', '.join(comp['features'])}")

@@ -15,6 +15,8 @@ from sv_shared.metrics import bootstrap_ci
 
 GOAL_RATIO = 0.8
 """Target real / in-domain F1 ratio."""
+MIN_CLASS_ROWS = 30
+"""Fewer rows than this in either class of a real set: its F1 cannot support a verdict."""
 N_RESAMPLES = 1000
 
 
@@ -75,9 +77,12 @@ def score_set(y_true: Any, proba: Any, *, seed: int, threshold: float = 0.5) -> 
     hits = y & pred
     recall = float(hits[y].mean()) if y.any() else None
     precision = float(hits[pred].mean()) if pred.any() else None
+    positives = int(y.sum())
     return {
         "n": int(y.size),
-        "positives": int(y.sum()),
+        "positives": positives,
+        "prevalence": positives / y.size if y.size else None,
+        "constant_f1": constant_f1(positives, int(y.size)),
         "f1": _f1(y, pred),
         "recall": recall,
         "precision": precision,
@@ -86,6 +91,37 @@ def score_set(y_true: Any, proba: Any, *, seed: int, threshold: float = 0.5) -> 
         "precision_ci95": _mean_ci(hits[pred], seed),
         **_row_bootstrap(y, p, pred, seed),
     }
+
+
+def constant_f1(positives: int, n: int) -> float | None:
+    """F1 of the constant positive prediction on a set with `positives` of `n` rows
+    (``2p / (1 + p)`` for prevalence p); None without positives."""
+    if not positives or not n:
+        return None
+    prevalence = positives / n
+    return 2 * prevalence / (1 + prevalence)
+
+
+def verdict(in_domain: dict[str, Any], real: dict[str, Any]) -> tuple[str, str | None]:
+    """("meets" | "below" | "cannot tell" | "n/a", the reason for "cannot tell").
+
+    "cannot tell" when the real set has fewer than `MIN_CLASS_ROWS` rows in either class, or
+    when predicting the positive class for every row would already meet the goal ratio (the
+    label mix, not the model, would decide the verdict).
+    """
+    ratio = f1_ratio(in_domain, real)
+    if ratio is None:
+        return "n/a", None
+    smaller = min(real["positives"], real["n"] - real["positives"])
+    if smaller < MIN_CLASS_ROWS:
+        return "cannot tell", f"a class has {smaller} rows (< {MIN_CLASS_ROWS})"
+    constant = real.get("constant_f1")
+    if constant is not None and constant / in_domain["f1"] >= GOAL_RATIO:
+        return "cannot tell", (
+            f"always-positive already reaches F1 {constant:.3f} "
+            f"(ratio {constant / in_domain['f1']:.3f}) at prevalence {real['prevalence']:.3f}"
+        )
+    return ("meets" if ratio >= GOAL_RATIO else "below"), None
 
 
 def f1_ratio(in_domain: dict[str, Any], real: dict[str, Any]) -> float | None:
