@@ -175,3 +175,30 @@ def test_verdict_cannot_tell_where_a_constant_or_a_small_class_would_decide() ->
     outcome, why = verdict(in_domain, real(20, 200, 0.9))
     assert outcome == "cannot tell" and "20 rows" in why
     assert verdict({"f1": 0.0}, real(100, 200, 0.5)) == ("n/a", None)
+
+
+def test_e4_controls_format_auc_and_advertising_spam(tmp_path) -> None:
+    """Beside the ratio: how well formatting alone separates the real classes, and how much
+    advertising spam (neither class) the model calls phishing."""
+    enron = tmp_path / "enron.csv"
+    rows = [
+        ("ham", f"Subject: meeting {i}\nlet us meet at {i} pm about the budget") for i in range(6)
+    ]
+    rows += [("spam", f"Subject: sale {i}\nbuy cheap watches now, {i}0% off") for i in range(4)]
+    enron.write_text(
+        "label,email\n" + "".join(f'{label},"{text}"\n' for label, text in rows), encoding="utf-8"
+    )
+    from sv_env_phishing_detection.loaders import load_enron_csv
+
+    assert len(load_enron_csv(enron)) == 6 and len(load_enron_csv(enron, spam=True)) == 4
+    real = e4.load_real(enron, "enron")
+    assert list(real.control_sets) == ["Enron spam flagged as phishing"]
+    task = tiny(e4.TASK, 120, 40)
+    model = task.fit(task.train_test()[0], 1, None)
+    mixed = dataclasses.replace(real, items=real.items + e4.load_real(
+        write_email_csv(tmp_path / "mail.csv"), "csv").items)  # fmt: skip
+    found = {c["name"]: c for c in e4.controls(mixed, model, 1)}
+    spam = found["Enron spam flagged as phishing (n=4)"]
+    assert 0.0 <= spam["value"] <= 1.0 and len(spam["ci95"]) == 2
+    if sum(r.label == "Phishing" for r in mixed.items) >= 5:
+        assert 0.0 <= found["format-only ROC AUC (normalised, 5-fold)"]["value"] <= 1.0

@@ -335,17 +335,22 @@ def detokenise(text: str) -> str:
     return _TOKENISED_HYPHEN.sub(r"\1-", text)
 
 
-def load_enron_csv(path: str | Path, *, limit: int | None = None) -> list[EmailRecord]:
+def load_enron_csv(
+    path: str | Path, *, limit: int | None = None, spam: bool = False
+) -> list[EmailRecord]:
     """The Enron ham/spam sample (columns ``label`` ham/spam and ``email`` = ``Subject: ...``
     then the body). Ham becomes ``LEGITIMATE``.
 
     Spam is skipped: unsolicited advertising is not phishing, and calling it either label would
-    teach the wrong task. The text is lower-cased and tokenised (``enron ' s``, ``05 / 08 /
-    2000``); :func:`normalize_text` undoes most of that, and :func:`detokenise` re-joins what
-    would be unsafe to join in other sources (split URLs and file names, spaced hyphens).
+    teach the wrong task. ``spam=True`` returns only the spam rows instead (labelled
+    ``LEGITIMATE``, i.e. not phishing), for controls such as "how much advertising does a
+    detector call phishing" — never as training or scored data. The text is lower-cased and
+    tokenised (``enron ' s``, ``05 / 08 / 2000``); :func:`normalize_text` undoes most of that,
+    and :func:`detokenise` re-joins what would be unsafe to join in other sources (split URLs
+    and file names, spaced hyphens).
     """
     path = Path(path)
-    label_map = {"ham": LEGITIMATE, "spam": None}
+    label_map = {"ham": None, "spam": LEGITIMATE} if spam else {"ham": LEGITIMATE, "spam": None}
 
     def records() -> Iterator[EmailRecord]:
         for line_no, row in _csv_rows(path, ("label", "email")):

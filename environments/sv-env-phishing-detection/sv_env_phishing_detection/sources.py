@@ -101,6 +101,15 @@ def excluded_rows(source: str, path: str | None) -> dict[str, int]:
     return {}
 
 
+def spam_records(source: str, path: str | None) -> list[EmailRecord]:
+    """The rows `excluded_rows` counts, for controls (Enron spam, labelled not-phishing)."""
+    if source == "realdata":
+        return loaders.load_enron_csv(_realdata_files(path)[1], spam=True)
+    if source == "enron":
+        return loaders.load_enron_csv(_need_path(source, path), spam=True)
+    return []
+
+
 def _realdata(path: str | None) -> list[EmailRecord]:
     nazario, enron = _realdata_files(path)
     records = loaders.load_nazario_csv(nazario) + loaders.load_enron_csv(enron)

@@ -25,6 +25,8 @@ class RealSet:
     items: list[Any]
     features: tuple[str, ...] | None = None
     notes: list[str] = field(default_factory=list)
+    control_sets: dict[str, list[Any]] = field(default_factory=dict)
+    """Named rows that are neither class, scored only as controls (E4: Enron spam)."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,8 @@ class EnvTask:
     load_real: Callable[[Path, str], RealSet]
     fit: Callable[[list[Any], int, tuple[str, ...] | None], Model]
     label: Callable[[Any], str]
+    controls: Callable[[RealSet, Model, int], list[dict[str, Any]]] | None = None
+    """Extra checks beside the ratio: ``{"name", "value", "ci95", "note"}`` rows."""
 
     def y(self, items: Sequence[Any]) -> np.ndarray:
         return np.array([self.label(item) == self.positive for item in items], dtype=bool)

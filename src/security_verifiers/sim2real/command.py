@@ -78,6 +78,7 @@ def run(task: EnvTask, sets: list[RealSet], seed: int, quiet: bool = True) -> di
                 "in_domain": in_domain,
                 "real": scored,
                 "f1_ratio": ratio,
+                "controls": task.controls(real, model, seed) if task.controls else [],
                 "verdict": outcome,
                 "verdict_reason": why,
                 "meets_goal": outcome == "meets" if outcome in ("meets", "below") else None,
@@ -132,6 +133,11 @@ def format_report(report: dict[str, Any]) -> str:
             f"F1 ratio real/in-domain: {shown} (goal >= {report['goal_f1_ratio']}): "
             f"{comp['verdict']}{why}"
         )
+        for control in comp.get("controls", []):
+            note = f" ({control['note']})" if control.get("note") else ""
+            lines.append(
+                f"control: {control['name']}: {_cell(control['value'], control['ci95'])}{note}"
+            )
         if comp["features"]:
             lines.append(f"features: {', '.join(comp['features'])}")
         lines += [f"note: {note}" for note in comp["notes"]]

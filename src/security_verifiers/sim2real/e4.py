@@ -5,21 +5,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
 
-from security_verifiers.sim2real.base import EnvTask, RealSet
+from security_verifiers.sim2real.base import EnvTask, Model, RealSet
 from sv_env_phishing_detection.dataset import load_synthetic
+from sv_env_phishing_detection.format_probe import normalized_rendering, probe
 from sv_env_phishing_detection.message import parse_message
 from sv_env_phishing_detection.normalize import normalize_text
 from sv_env_phishing_detection.records import PHISHING, EmailRecord
-from sv_env_phishing_detection.sources import excluded_rows, load_records
+from sv_env_phishing_detection.sources import excluded_rows, load_records, spam_records
+from sv_shared.metrics import bootstrap_ci
 
 FORMATS = ("realdata", "nazario", "enron", "csv", "jsonl")
 REALDATA = "E4_phishing"
+FORMAT_AUC_WARNING = 0.75
+"""A format-only ROC AUC at or above this says the two classes differ in formatting enough
+that the ratio may measure the corpora rather than phishing."""
 
 
 def email_text(record: EmailRecord) -> str:
@@ -58,7 +64,42 @@ def load_real(path: Path, fmt: str) -> RealSet:
     spam = excluded_rows(fmt, str(path)).get("enron_spam", 0) if fmt in ("realdata", "enron") else 0
     if spam:
         real.notes.append(f"{spam} Enron spam rows excluded (advertising is not phishing)")
+        real.control_sets["Enron spam flagged as phishing"] = spam_records(fmt, str(path))
     return real
+
+
+def controls(real: RealSet, model: Model, seed: int) -> list[dict[str, Any]]:
+    """Format-only ROC AUC on the real set (out-of-fold, after the project's normalisation),
+    and the share of each control set (advertising spam) the model calls phishing."""
+    out: list[dict[str, Any]] = []
+    labels = [int(r.label == PHISHING) for r in real.items]
+    if min(sum(labels), len(labels) - sum(labels)) >= 5:
+        result = probe([normalized_rendering(r) for r in real.items], labels, seed=seed)
+        high = result.auc >= FORMAT_AUC_WARNING
+        out.append(
+            {
+                "name": "format-only ROC AUC (normalised, 5-fold)",
+                "value": result.auc,
+                "ci95": list(result.auc_ci),
+                "note": "formatting alone separates the classes: the ratio may measure the "
+                "corpora, not phishing"
+                if high
+                else "",
+            }
+        )
+    for name, rows in real.control_sets.items():
+        if not rows:
+            continue
+        flagged = (model.proba(rows) >= 0.5).astype(float).tolist()
+        out.append(
+            {
+                "name": f"{name} (n={len(rows)})",
+                "value": sum(flagged) / len(flagged),
+                "ci95": list(bootstrap_ci(flagged, n_resamples=1000, seed=seed)),
+                "note": "advertising is not phishing: lower is better",
+            }
+        )
+    return out
 
 
 def default_real(root: Path) -> list[RealSet]:
@@ -78,4 +119,5 @@ TASK = EnvTask(
     load_real=load_real,
     fit=fit,
     label=lambda item: item.label,
+    controls=controls,
 )
