@@ -203,3 +203,14 @@ def test_summary_table_readable_when_narrow(width):
     for number in ("-0.123", "0.625", "0.800", "0.012", "0.333", "0.375", "[-0.204, 1.283]"):
         assert number in text, (number, text)
     assert "errors" in text and "500" in text
+
+
+def test_class_balanced_reward_and_prevalence_for_labelled_rows() -> None:
+    """On a skewed file a constant answer's plain mean looks good; the class-balanced mean
+    (mean over gold classes of each class's mean reward) does not."""
+    from security_verifiers.evaluation.summary import class_balance
+
+    rows = [{"gold": "Malicious", "reward": 1.0}] * 9 + [{"gold": "Benign", "reward": -1.0}]
+    balanced = class_balance(rows)
+    assert balanced["gold_prevalence"] == {"Benign": 0.1, "Malicious": 0.9}
+    assert balanced["reward_mean_class_balanced"] == 0.0

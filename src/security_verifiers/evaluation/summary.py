@@ -88,6 +88,8 @@ def summarize(
                        if not is_answer(r) and str(r.get("error_kind") or "error") == kind)
             for kind in kinds
         }  # fmt: skip
+    if answered and all("gold" in r for r in answered):
+        summary.update(class_balance(answered))
     if answered and env_metrics is not None:
         summary["metrics"] = env_metrics(answered)
     elif answered and all("gold" in r for r in answered):
@@ -99,6 +101,21 @@ def summarize(
             payoffs=payoffs,
         )
     return summary
+
+
+def class_balance(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The gold-label mix and the class-balanced mean reward (the mean over gold classes of
+    each class's mean reward), so that a constant answer cannot win on a skewed file."""
+    by_class: dict[str, list[float]] = {}
+    for row in rows:
+        by_class.setdefault(str(row["gold"]), []).append(float(row["reward"]))
+    n = sum(len(v) for v in by_class.values())
+    return {
+        "gold_prevalence": {k: len(v) / n for k, v in sorted(by_class.items())},
+        "reward_mean_class_balanced": statistics.fmean(
+            statistics.fmean(v) for v in by_class.values()
+        ),
+    }
 
 
 def _component_means(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
@@ -118,6 +135,7 @@ def _quantile(sorted_values: Sequence[float], q: float) -> float | None:
 
 TABLE_COLUMNS = (
     ("reward", "reward_mean"),
+    ("balanced", "reward_mean_class_balanced"),
     ("acc", "accuracy"),
     ("F1", "f1"),
     ("FPR", "fpr"),
@@ -177,7 +195,9 @@ def print_summary_table(results: Sequence[tuple[str, Mapping[str, Any]]], consol
     """
 
     def value(summary: Mapping[str, Any], key: str) -> Any:
-        return summary.get(key) if key == "reward_mean" else (summary.get("metrics") or {}).get(key)
+        if key in ("reward_mean", "reward_mean_class_balanced"):
+            return summary.get(key)
+        return (summary.get("metrics") or {}).get(key)
 
     columns = [
         (header, key)
