@@ -37,8 +37,9 @@ def test_tournament_matrix_and_artifacts(tmp_path, no_api_keys):
     with genuine_compliance_server() as base_url:
         genuine = f"genuine@{base_url}"
         result = asyncio.run(
-            play_round(["direct-request"], ["always-refuse", "always-comply", genuine], base,
-                       tmp_path)  # fmt: skip
+            play_round(
+                ["direct-request"], ["always-refuse", "always-comply", genuine], base, tmp_path
+            )
         )
     assert result.success["direct-request"]["always-refuse"] == 0.0
     # a placeholder template delivers nothing: the attack fails on it as on a refusal
