@@ -35,6 +35,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from .patching import WORKLOAD_KINDS, pod_spec
+
 ALL_VERBS = ("get", "list", "watch", "create", "update", "patch", "delete", "deletecollection")
 RESOURCE_SHARE = 0.8
 MIN_ENUMERATED = 5
@@ -43,14 +45,6 @@ MAX_MEMORY_BYTES = 2.0**40  # 1 TiB
 VACUOUS_KEY = "x-sv-vacuous-limits"
 CLUSTER_ADMIN_LABELS = {"kubernetes.io/bootstrapping": "rbac-defaults"}
 RESOURCES_PATH = Path(__file__).with_name("data") / "k8s_api_resources.json"
-_WORKLOADS = {
-    "Deployment",
-    "StatefulSet",
-    "DaemonSet",
-    "ReplicaSet",
-    "ReplicationController",
-    "Job",
-}
 _QUANTITY = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+))(?:[eE]([+-]?\d+))?\s*([a-zA-Z]*)\s*$")
 _SUFFIX = {
     "": 1.0, "m": 1e-3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18,
@@ -97,16 +91,11 @@ def _list(value: Any) -> list[Any]:
 
 
 def _pod_spec(obj: dict[str, Any]) -> dict[str, Any] | None:
-    spec = _mapping(obj.get("spec"))
-    kind = _kind(obj)
-    if kind == "Pod":
-        return spec or None
-    if kind in _WORKLOADS:
-        return _mapping(_mapping(spec.get("template")).get("spec")) or None
-    if kind == "CronJob":
-        job = _mapping(_mapping(spec.get("jobTemplate")).get("spec"))
-        return _mapping(_mapping(job.get("template")).get("spec")) or None
-    return None
+    """The non-empty pod spec of a workload (`patching.pod_spec`), else None."""
+    if _kind(obj) not in WORKLOAD_KINDS:
+        return None
+    spec = pod_spec(obj)
+    return spec if isinstance(spec, dict) and spec else None
 
 
 def _kind(obj: dict[str, Any]) -> str:

@@ -34,6 +34,7 @@ from sv_env_config_verification.configs import (
     parse_k8s,
     parse_terraform,
 )
+from sv_env_config_verification.patching import k8s_key
 
 _WORKLOAD_FIXES = frozenset({"NetworkPolicy", "LimitRange"})
 _KMS = frozenset({"aws_kms_key", "aws_kms_alias"})
@@ -119,19 +120,10 @@ def _same(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
 
 
-def _k8s_key(doc: dict[str, Any]) -> tuple[str, str, str]:
-    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
-    return (
-        str(doc.get("kind") or ""),
-        str(meta.get("name") or ""),
-        str(meta.get("namespace") or "default"),
-    )
-
-
 def _k8s(
     before: list[dict[str, Any]], after: list[dict[str, Any]], kinds: frozenset[str]
 ) -> str | None:
-    added = Counter(_k8s_key(d) for d in after) - Counter(_k8s_key(d) for d in before)
+    added = Counter(k8s_key(d) for d in after) - Counter(k8s_key(d) for d in before)
     for kind, name, _ in added:
         if kind not in kinds:
             return f"the patch adds {kind}/{name}; a fix for these findings may add only " + (
@@ -139,12 +131,12 @@ def _k8s(
             )
     twins = {}
     for doc in after:
-        twins.setdefault(_k8s_key(doc), doc)
+        twins.setdefault(k8s_key(doc), doc)
     for doc in before:
-        twin = twins.get(_k8s_key(doc))
+        twin = twins.get(k8s_key(doc))
         for path in SCOPE_FIELDS.get(str(doc.get("kind")), ()):
             if twin is not None and not _same(_get(doc, path), _get(twin, path)):
-                name = f"{doc.get('kind')}/{_k8s_key(doc)[1]}"
+                name = f"{doc.get('kind')}/{k8s_key(doc)[1]}"
                 return f"{name}: {path} decides what the rules judge and may not change"
     return None
 

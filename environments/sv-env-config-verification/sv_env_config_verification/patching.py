@@ -89,6 +89,7 @@ __all__ = [
     "apply_unified_diff",
     "check_preservation",
     "image_repository",
+    "k8s_key",
     "make_unified_diff",
 ]
 
@@ -476,7 +477,8 @@ def image_repository(image: Any) -> str:
     return ref[:colon] if colon > slash else ref
 
 
-def _k8s_key(doc: dict[str, Any]) -> tuple[str, str, str]:
+def k8s_key(doc: dict[str, Any]) -> tuple[str, str, str]:
+    """(kind, name, namespace or "default"): how an object is matched across a patch."""
     meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
     return (
         str(doc.get("kind") or ""),
@@ -514,14 +516,14 @@ def _containers(spec: Any, field: str) -> dict[str, str]:
 def _check_k8s(original: list[dict[str, Any]], patched: list[dict[str, Any]]) -> str | None:
     by_key: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for doc in patched:
-        by_key.setdefault(_k8s_key(doc), []).append(doc)
-    missing = Counter(_k8s_key(d) for d in original) - Counter(_k8s_key(d) for d in patched)
+        by_key.setdefault(k8s_key(doc), []).append(doc)
+    missing = Counter(k8s_key(d) for d in original) - Counter(k8s_key(d) for d in patched)
     if missing:
         kind, name, namespace = next(iter(missing))
         return f"resource {kind}/{name} (namespace {namespace}) was removed or renamed"
     used: Counter[tuple[str, str, str]] = Counter()
     for doc in original:
-        key = _k8s_key(doc)
+        key = k8s_key(doc)
         twin = by_key[key][used[key]]
         used[key] += 1
         reason = _check_k8s_resource(doc, twin)
