@@ -215,6 +215,29 @@ def abstention_threshold(
     return (payoffs.abstain + lam) / denom
 
 
+def best_decision(
+    p_positive: float,
+    payoffs: Payoffs,
+    positive: str,
+    negative: str,
+    abstain_label: str = "Abstain",
+) -> tuple[str, float]:
+    """(label, confidence) with the highest expected decision payoff when the positive class
+    has probability ``p_positive``: answering ``positive`` is worth
+    ``p * correct - (1 - p) * cost(negative, positive)``, ``negative`` the mirror image,
+    abstaining ``payoffs.abstain``; ties go to abstaining. The confidence is the probability
+    the answer is right (0.5 for an abstention)."""
+    p = min(1.0, max(0.0, float(p_positive)))
+    values = {
+        abstain_label: float(payoffs.abstain),
+        positive: p * payoffs.correct - (1 - p) * payoffs.cost(negative, positive),
+        negative: (1 - p) * payoffs.correct - p * payoffs.cost(positive, negative),
+    }
+    label = max(values, key=lambda name: values[name])
+    confidence = {abstain_label: 0.5, positive: p, negative: 1 - p}[label]
+    return label, round(confidence, 4)
+
+
 def reward_calibration(
     confidence: float | None, correct: bool | None, abstain_score: float = 0.75
 ) -> float:

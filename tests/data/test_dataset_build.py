@@ -135,7 +135,7 @@ def test_e1_build_validate_stats_and_load_through_the_cli(tmp_path, monkeypatch)
     out = Path(result.stdout.strip().splitlines()[-1])
     meta = json.loads((out / "metadata.json").read_text())
     assert meta["env_id"] == ENV and meta["contamination"]["clean"]
-    assert meta["sources"][0]["revision"] == "synthetic-v2" and meta["versions"]["verifier"]
+    assert meta["sources"][0]["revision"] == "synthetic-v3" and meta["versions"]["verifier"]
     assert validate_build(out).ok
     stats = build_stats(out)
     assert set(stats["splits"]) == {"train", "dev", "test"}

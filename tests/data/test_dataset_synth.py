@@ -111,7 +111,7 @@ def test_synth_labels_rejects_and_records_everything(tmp_path):
     assert results["rejection_rate"] == 0.75
     assert set(results["by_temperature"]) == {"0.5", "1.0"}
     assert meta["model"]["name"].startswith("scripted@") and "rule oracle" in meta["verifier"]
-    assert meta["seed_templates"]["count"] == 40 and meta["temperatures"] == [0.5, 1.0]
+    assert meta["seed_templates"]["count"] == 41 and meta["temperatures"] == [0.5, 1.0]
     spot = read(run / "spot_check.jsonl")
     assert len(spot) == 1 and spot[0]["stage"] == "accepted" and spot[0]["reviewer_label"] is None
     assert all("completion" in r for r in records)  # E1 completions are not redacted

@@ -62,11 +62,13 @@ CASES = [
                  conn_state="OTH", orig_bytes=56, orig_pkts=1, resp_pkts=0)),
     ("Benign", f(src_ip="10.99.0.12", dst_ip="192.168.1.20", dst_port=23, conn_state="SF",
                  orig_bytes=900, resp_bytes=9000, duration=120.0)),
-    # tuned on synthetic data: big uploads lean malicious, unanswered internal service
-    # attempts lean benign, an unanswered outbound web attempt stays undecided
+    # tuned on synthetic data: big uploads lean malicious; an unanswered internal service
+    # attempt is undecided since v3 (a compromised host sweeping its LAN neighbours draws from
+    # the same service catalogue as offline shares and printers), as is an unanswered
+    # outbound web attempt
     ("Malicious", f(dst_port=443, conn_state="SF", orig_bytes=700_000_000, resp_bytes=900_000)),
-    ("Benign", f(src_ip="10.10.0.5", dst_ip="10.10.1.9", dst_port=3389, conn_state="S0",
-                 orig_bytes=0, resp_bytes=0)),
+    ("Abstain", f(src_ip="10.10.0.5", dst_ip="10.10.1.9", dst_port=3389, conn_state="S0",
+                  orig_bytes=0, resp_bytes=0)),
     ("Abstain", f(src_ip="192.168.1.20", dst_port=443, conn_state="S0", orig_bytes=0,
                   resp_bytes=0, history="S", orig_pkts=1, resp_pkts=0)),
     ("Abstain", f(proto="icmp", src_ip="8.8.8.8", dst_ip="10.1.2.3")),
@@ -102,9 +104,9 @@ def test_measured_quality_on_default_test_split():
     items, _ = load_flows(split="test")
     report = evaluate(items)
     assert report["n"] == len(items)
-    # regression guard around the measured values (synthetic-v2, tuned params: answered
-    # accuracy 0.947, abstain 0.28, recall 0.71)
-    assert report["answered_accuracy"] >= 0.92
+    # regression guard around the measured values (synthetic-v3, tuned params: answered
+    # accuracy 0.895, abstain 0.28, recall 0.70, accuracy 0.64)
+    assert report["answered_accuracy"] >= 0.87
     assert report["abstain_rate"] <= 0.33
     assert report["recall"] >= 0.65
     assert report["accuracy"] >= 0.62

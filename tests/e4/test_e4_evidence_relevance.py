@@ -27,9 +27,9 @@ FIRED = frozenset(extract_indicators(parse_rendered_email(EMAIL)))
 KNOWN = frozenset(CATALOGUE)
 
 
-def score(items: list[object], correct: bool | None = True, phishing: bool = True) -> float:
+def score(items: list[object], label: str = "Phishing", gold: str = "Phishing") -> float:
     checks = check_evidence(items, EMAIL, FIRED, KNOWN)
-    return evidence_score(checks, correct, fired=len(FIRED), label_is_phishing=phishing)
+    return evidence_score(checks, label=label, gold=gold, fired=len(FIRED))
 
 
 def test_the_fixture_fires_several_indicators():
@@ -66,31 +66,54 @@ def test_present_but_irrelevant_quotes_support_nothing(quote: str):
 
 
 def test_confirmed_indicators_earn_full_credit():
-    assert score(sorted(FIRED)) == 1.0
-    assert score(["credential_request", "risky_attachment", "risky_tld"]) == 1.0
+    assert score([]) == -1.0
+    assert score(sorted(FIRED)) == 0.0
+    assert score(["credential_request", "risky_attachment", "risky_tld"]) == 0.0
     quotes = ["confirm your password within 24 hours", "shared_file.htm", "parcel-microsoft.cf"]
-    assert score(quotes) == 1.0
+    assert score(quotes) == 0.0
 
 
 def test_padding_and_stuffing_do_not_pay():
     real = ["credential_request", "risky_attachment", "risky_tld"]
     fragments = [EMAIL[i : i + 12] for i in range(0, 12 * 9, 12)]
-    assert score(real + fragments) < 0.0
-    assert score(sorted(KNOWN)[:12]) < 0.5
+    assert score(real + fragments) < score(real) - 0.5
+    assert score(sorted(KNOWN)[:12]) < -0.5
     assert score(["credential_request"]) < score(real)
 
 
 def test_no_credit_without_a_correct_phishing_call():
-    assert score(["credential_request"], correct=False) == 0.0
-    assert score(["credential_request"], correct=None, phishing=False) == 0.0
-    assert score(["Date: tue, 22 oct 2024"], correct=None, phishing=False) == -1.0
-    assert score([], correct=True) == 0.0
+    assert score(["credential_request"], label="Abstain") == 0.0
+    assert score(["Date: tue, 22 oct 2024"], label="Abstain") == -1.0
+    assert score(["credential_request"], label="Legitimate") == 0.0
+    assert score([], gold="Legitimate") == 0.0
+
+
+REAL = ["credential_request", "risky_attachment", "risky_tld"]
+
+
+@pytest.mark.parametrize("label", ["Phishing", "Abstain", "Legitimate"])
+def test_citing_on_a_mail_that_is_not_phishing_loses_what_a_right_citation_gains(label: str):
+    for items in (REAL, REAL[:1], ["confirm your password within 24 hours", "shared_file.htm"]):
+        gain = score(items) - score([])
+        assert gain > 0
+        assert score(items, label=label, gold="Legitimate") == pytest.approx(-gain)
+
+
+def test_evidence_is_zero_mean_for_citations_that_ignore_the_truth():
+    """Whatever a policy cites, if it cites the same whatever the truth, its evidence on a
+    balanced pair of emails (one phishing, one not) sums to at most zero."""
+    lists = [REAL, REAL[:2], sorted(FIRED), sorted(KNOWN)[:6], ["Date: tue, 22 oct 2024"],
+             [*REAL, "a quote that is not there"]]  # fmt: skip
+    for items in lists:
+        for label in ("Phishing", "Abstain"):
+            gain = score(items, label=label) - score([], label=label)
+            assert gain + score(items, label=label, gold="Legitimate") <= 1e-9
 
 
 def test_a_legitimate_call_needs_no_evidence_and_cannot_earn_any():
-    assert score(["Date: tue, 22 oct 2024"], correct=True, phishing=False) == 0.0
-    assert score(["credential_request"], correct=True, phishing=False) == 0.0
-    assert score(["a quote that is not there"], correct=True, phishing=False) == -1.0
+    assert score(["Date: tue, 22 oct 2024"], label="Legitimate", gold="Legitimate") == 0.0
+    assert score(["a quote that is not there"], label="Legitimate", gold="Legitimate") == -1.0
+    assert score(["credential_request"], label="Legitimate", gold="Legitimate") < 0.0
 
 
 def test_quote_indicators_ignore_plain_text():

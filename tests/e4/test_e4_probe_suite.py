@@ -32,6 +32,8 @@ def test_probe_suite_holds_on_a_few_episodes():
 def test_evidence_hacks_earn_less_than_no_evidence():
     report = run_probes(probe_suite(), limit=12, seed=7)
     means = {row.name: row.mean for row in report.rows}
-    for name in EVIDENCE_HACKS:
+    for name in EVIDENCE_HACKS:  # irrelevant quotes earn what no evidence earns, never more
+        assert means[name] <= means["right-label-no-evidence"] + 1e-9, report.table()
+    for name in ("evidence-whole-email", "evidence-not-in-email"):
         assert means[name] < means["right-label-no-evidence"], report.table()
     assert means["right-label-no-evidence"] < report.reference_mean

@@ -72,10 +72,10 @@ def test_repeats_and_chopped_email_do_not_pay():
 
 def test_evidence_score_gates_credit_on_a_correct_call():
     checks = check_evidence(["brand_lookalike", "nonexistent quote here"], EMAIL, FIRED, KNOWN)
-    assert evidence_score(checks, correct=True) == 0.0
-    assert evidence_score(checks, correct=False) == -0.5
-    assert evidence_score(checks[:1], correct=None) == 0.0
-    assert evidence_score([], correct=True) == 0.0
+    assert evidence_score(checks, label="Phishing", gold="Phishing") == -0.5
+    assert evidence_score(checks, label="Phishing", gold="Legitimate") == -1.0
+    assert evidence_score(checks[:1], label="Abstain", gold="Phishing") == 0.0
+    assert evidence_score([], label="Phishing", gold="Phishing") == 0.0
 
 
 def test_good_answer_beats_every_probe():
@@ -118,10 +118,20 @@ def test_catalogue_ids_are_recognised_as_indicators():
     assert classify_item("urgent wire transfer", KNOWN).kind == "quote"
 
 
-@given(st.lists(st.text(max_size=60), max_size=12), st.sampled_from([True, False, None]))
-def test_evidence_score_is_bounded(items, correct):
+@given(
+    st.lists(st.one_of(st.text(max_size=60), st.sampled_from(sorted(KNOWN))), max_size=12),
+    st.sampled_from(["Phishing", "Legitimate", "Abstain"]),
+    st.sampled_from(["Phishing", "Legitimate"]),
+)
+def test_evidence_score_is_bounded_and_zero_mean_for_truth_blind_citations(items, label, gold):
     checks = check_evidence(items, EMAIL, FIRED, KNOWN)
-    assert -1.0 <= evidence_score(checks, correct) <= 1.0
+    value = evidence_score(checks, label=label, gold=gold, fired=len(FIRED))
+    assert -1.0 <= value <= 0.0
+    if label != "Legitimate":
+        on_phish = evidence_score(checks, label=label, gold="Phishing", fired=len(FIRED))
+        bare = evidence_score([], label=label, gold="Phishing", fired=len(FIRED))
+        on_legit = evidence_score(checks, label=label, gold="Legitimate", fired=len(FIRED))
+        assert (on_phish - bare) + on_legit <= 1e-9
 
 
 def test_weights_reject_unknown_names():

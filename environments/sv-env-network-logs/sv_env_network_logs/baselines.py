@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable
 
 from sv_env_network_logs.heuristic import heuristic_predict
+from sv_env_network_logs.learned import predict as learned_predict
 from sv_env_network_logs.prompts import parse_rendered_flow
 
 PromptPolicy = Callable[[str, "int | None"], str]
@@ -26,6 +27,15 @@ def heuristic(prompt: str, seed: int | None = None) -> str:
         return _answer("Abstain", 0.5, "no flow record found in the prompt")
     label, confidence, rationale = heuristic_predict(flow)
     return _answer(label, confidence, rationale)
+
+
+def learned(prompt: str, seed: int | None = None) -> str:
+    """Gradient boosting fit on the synthetic train split (:mod:`sv_env_network_logs.learned`)."""
+    flow = parse_rendered_flow(prompt)
+    if flow is None:
+        return _answer("Abstain", 0.5, "no flow record found in the prompt")
+    label, confidence, p = learned_predict(flow)
+    return _answer(label, confidence, f"P(malicious) = {p:.3f} from the conn fields")
 
 
 def always(label: str) -> PromptPolicy:
@@ -45,6 +55,7 @@ def uniform_random(prompt: str, seed: int | None = None) -> str:
 def baseline_policies() -> dict[str, PromptPolicy]:
     return {
         "heuristic": heuristic,
+        "learned": learned,
         "always-benign": always("Benign"),
         "always-malicious": always("Malicious"),
         "always-abstain": always("Abstain"),

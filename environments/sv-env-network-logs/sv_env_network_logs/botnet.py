@@ -20,6 +20,7 @@ from sv_env_network_logs.records import (
     _UPDATE_PREFIXES,
     _admin,
     _any_public,
+    _app_port,
     _dmz,
     _ephemeral,
     _iot,
@@ -34,14 +35,18 @@ from sv_env_network_logs.records import (
 )
 from sv_shared.sampling import weighted_pick as _pick
 
-#: Controller ports seen in public botnet write-ups (telnet-style, IRC, web, ad-hoc high ports).
-C2_PORTS = (
-    23, 2323, 80, 81, 443, 8080, 8443, 6667, 6697, 7000, 1312, 4444, 5555, 666, 9999, 3074,
-    1337, 31337, 48101, 8888, 9000, 12345, 23455, 52869,
+#: Well-known device management services: probed by worms and used by administrators alike
+#: (device exploits on vendor ports are drawn from :func:`_app_port`, like controller ports).
+DEVICE_SERVICE_PORTS = (23, 22, 80, 8080)
+#: LAN services: offline shares, printers and discovery (benign) and a compromised host's
+#: sweep of its neighbours (attack) draw from this one catalogue.
+LAN_SERVICES = (
+    ("tcp", 445), ("tcp", 139), ("tcp", 631), ("tcp", 9100), ("tcp", 3389), ("tcp", 22),
+    ("tcp", 8080), ("udp", 137), ("udp", 161), ("udp", 1900), ("udp", 5353), ("udp", 5355),
+    ("udp", 3702),
 )  # fmt: skip
-#: Ports probed by IoT worms looking for new victims (telnet, router/camera exploits, ADB, ...).
-EXPLOIT_PORTS = (23, 2323, 23, 2323, 80, 8080, 81, 37215, 52869, 5555, 7547, 8443, 22, 8000, 60001)
-IRC_PORTS = (6667, 6667, 6697, 6660, 6665, 7000)
+#: IRC: botnet controllers and chat clients use the same two ports.
+IRC_PORTS = (6667, 6697)
 _PERIODS = (1.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 _JITTERS = (0.0, 0.01, 0.05, 0.1, 0.3, 0.6)
 
@@ -84,10 +89,10 @@ def _attempt(rng: Random, state: str, **kw) -> dict:
 def _attack_c2_attempts(refused: bool):
     def build(rng: Random, t: float, k: int) -> list[dict]:
         bot, c2 = _bot(rng), _c2(rng)
-        dport = _pick(rng, ((443, 0.25), (80, 0.15), (rng.choice(C2_PORTS), 0.6)))
+        dport = _pick(rng, ((443, 0.25), (80, 0.15), (_app_port(rng), 0.6)))
         udp = not refused and rng.random() < 0.15
         if udp:  # udp controllers / P2P botnet peers listen on ad-hoc high ports
-            dport = rng.choice((rng.randint(1024, 65535), 1312, 9999, 23455, 48101, 6881))
+            dport = _app_port(rng)
         base, sequential = _ephemeral(rng), rng.random() < 0.4
         if refused:
             states = (("REJ", 0.85), ("RSTOS0", 0.1), ("RSTO", 0.05))
@@ -148,11 +153,11 @@ def _attack_c2_attempts(refused: bool):
 
 def _attack_c2_heartbeat(rng: Random, t: float, k: int) -> list[dict]:
     bot, c2 = _bot(rng), _c2(rng)
-    dport = _pick(rng, ((80, 0.25), (443, 0.35), (8080, 0.1), (rng.choice(C2_PORTS), 0.3)))
+    dport = _pick(rng, ((80, 0.25), (443, 0.35), (8080, 0.1), (_app_port(rng), 0.3)))
     service = {80: "http", 8080: "http", 443: "ssl"}.get(dport)
     udp = rng.random() < 0.15
     if udp:
-        dport, service = rng.choice((rng.randint(1024, 65535), 53413, 9999, 666)), None
+        dport, service = _app_port(rng), None
     ob0, rb0 = rng.randint(4, 300), rng.randint(0, 400)
     out = []
     for ts in _schedule(rng, t, k):
@@ -195,8 +200,8 @@ def _attack_c2_heartbeat(rng: Random, t: float, k: int) -> list[dict]:
 
 def _attack_c2_long_session(rng: Random, t: float, k: int) -> list[dict]:
     bot, c2 = _bot(rng), _c2(rng)
-    irc = rng.random() < 0.55
-    dport = rng.choice(IRC_PORTS) if irc else rng.choice(C2_PORTS)
+    irc = rng.random() < 0.3
+    dport = rng.choice(IRC_PORTS) if irc else _app_port(rng)
     out = []
     for _ in range(k):
         duration = rng.uniform(300.0, 43_200.0)
@@ -238,7 +243,7 @@ def _attack_c2_long_session(rng: Random, t: float, k: int) -> list[dict]:
 
 def _attack_c2_download(rng: Random, t: float, k: int) -> list[dict]:
     bot, c2 = _bot(rng), _c2(rng)
-    dport = _pick(rng, ((80, 0.6), (8080, 0.15), (rng.choice(C2_PORTS), 0.25)))
+    dport = _pick(rng, ((80, 0.6), (8080, 0.15), (_app_port(rng), 0.25)))
     out = []
     for _ in range(k):
         if rng.random() < 0.15:  # tftp-style fetch over udp/69
@@ -289,7 +294,7 @@ def _attack_c2_download(rng: Random, t: float, k: int) -> list[dict]:
 
 def _attack_telnet_spray(rng: Random, t: float, k: int) -> list[dict]:
     bot = _iot(rng) if rng.random() < 0.85 else _user(rng)
-    dport = _pick(rng, ((23, 0.6), (2323, 0.15), (22, 0.25)))
+    dport = _pick(rng, ((23, 0.45), (2323, 0.15), (22, 0.4)))
     out = []
     for _ in range(k):
         dst = _any_public(rng)
@@ -335,7 +340,10 @@ def _attack_telnet_spray(rng: Random, t: float, k: int) -> list[dict]:
 
 def _attack_exploit_scan(rng: Random, t: float, k: int) -> list[dict]:
     bot = _iot(rng) if rng.random() < 0.8 else _user(rng)
-    ports = [rng.choice(EXPLOIT_PORTS) for _ in range(rng.randint(1, 3))]
+    ports = [
+        rng.choice(DEVICE_SERVICE_PORTS) if rng.random() < 0.5 else _app_port(rng)
+        for _ in range(rng.randint(1, 3))
+    ]
     out = []
     for _ in range(k):
         dst, dport = _any_public(rng), rng.choice(ports)
@@ -363,7 +371,7 @@ def _attack_exploit_scan(rng: Random, t: float, k: int) -> list[dict]:
                     ob=rng.randint(150, 1100),
                     rb=_skew_int(rng, 0, 600),
                     duration=_skew(rng, 0.05, 5.0),
-                    service="http" if dport in (80, 8080, 37215, 52869) else None,
+                    service="http" if dport in (80, 8080) else None,
                 )
             )
         elif state == "RSTO":
@@ -391,7 +399,10 @@ def _attack_ddos(rng: Random, t: float, k: int) -> list[dict]:
     bot = _bot(rng)
     victim = _any_public(rng)
     mode = _pick(rng, (("udp", 0.35), ("syn", 0.2), ("ack", 0.15), ("icmp", 0.15), ("http", 0.15)))
-    dport = rng.choice((80, 443, 53, 22, 27015, 3074)) if rng.random() < 0.6 else None
+    dport = _pick(rng, ((80, 0.15), (443, 0.15), (53, 0.1), (123, 0.35), (_app_port(rng), 0.25)))
+    dport = dport if rng.random() < 0.75 else None
+    if dport == 123:  # NTP reflection: the flood is small udp requests to time servers
+        mode = "udp"
     out = []
     for _ in range(k):
         port = dport or rng.randint(1, 65535)
@@ -501,15 +512,15 @@ def _benign_offline_peer(rng: Random, t: float, k: int) -> list[dict]:
     """A device retrying an endpoint that is down or firewalled (periodic S0, benign)."""
     if rng.random() < 0.6:
         src, dst = _iot(rng) if rng.random() < 0.6 else _user(rng), _public(rng, _CLOUD_PREFIXES)
-        dport = rng.choice((443, 443, 8883, 1883, 5222, 5228, 8080, 80, 4070, 9543, 8443))
+        dport = rng.choice((443, 443, 80, 8080, 8443, _app_port(rng), _app_port(rng)))
     else:  # an internal share, printer or cast target that is switched off
         src, dst = _user(rng), rng.choice((_server, _iot, _user))(rng)
-        dport = rng.choice((445, 139, 9100, 631, 8009, 3389, 5000, 8080, 22, 548, 62078))
+        dport = rng.choice([port for proto, port in LAN_SERVICES if proto == "tcp"])
     base, sequential = _ephemeral(rng), rng.random() < 0.3
     udp = rng.random() < 0.2  # QUIC, STUN, CoAP, time or vendor udp services that stay silent
     if udp:
         dst = _public(rng, _CLOUD_PREFIXES)
-        dport = rng.choice((443, 443, 3478, 5683, 123, 10001, 19302, 500))
+        dport = rng.choice((443, 443, 123, _app_port(rng), _app_port(rng)))
     out = []
     for i, ts in enumerate(_schedule(rng, t, k)):
         state = _pick(rng, (("S0", 0.9), ("SH", 0.03), ("RSTOS0", 0.03), ("OTH", 0.04)))
@@ -554,10 +565,10 @@ def _benign_refused(rng: Random, t: float, k: int) -> list[dict]:
     src = rng.choice((_user, _server, _iot))(rng)
     if rng.random() < 0.6:
         dst = rng.choice((_server, _dmz, _iot, _user))(rng)
-        dport = rng.choice((8080, 3000, 5000, 9090, 8000, 3389, 5432, 3306, 6379, 9200, 23, 1883))
+        dport = rng.choice((8080, 8000, 3389, 5432, 3306, 6379, 9200, 23, _app_port(rng)))
     else:
         dst = _public(rng, _CLOUD_PREFIXES)
-        dport = rng.choice((443, 80, 8443, 5228, 8883))
+        dport = rng.choice((443, 80, 8443, _app_port(rng)))
     out = []
     for ts in _schedule(rng, t, k):
         state = _pick(rng, (("REJ", 0.85), ("RSTOS0", 0.05), ("RSTO", 0.1)))
@@ -583,14 +594,14 @@ def _benign_refused(rng: Random, t: float, k: int) -> list[dict]:
 
 def _benign_long_lived(rng: Random, t: float, k: int) -> list[dict]:
     """Hours-long low-volume sessions: MQTT/websocket from IoT to cloud, VPN, chat, SSH."""
-    kind = _pick(rng, (("mqtt", 0.3), ("ws", 0.25), ("vpn", 0.15), ("chat", 0.15), ("ssh", 0.15)))
+    kind = _pick(rng, (("mqtt", 0.25), ("ws", 0.2), ("vpn", 0.15), ("chat", 0.25), ("ssh", 0.15)))
     src = _iot(rng) if kind in ("mqtt", "ws") else _user(rng)
     dst = _public(rng, _CLOUD_PREFIXES if kind != "chat" else _CLOUD_PREFIXES + _MISC_PREFIXES)
     dport, service = {
-        "mqtt": rng.choice(((1883, None), (8883, "ssl"), (8883, "ssl"))),
+        "mqtt": rng.choice(((_app_port(rng), None), (_app_port(rng), "ssl"))),
         "ws": (443, "ssl"),
-        "vpn": rng.choice(((1194, None), (443, "ssl"), (51820, None), (4500, None))),
-        "chat": rng.choice(((5222, None), (6697, "irc"), (6667, "irc"), (993, "imap"))),
+        "vpn": rng.choice(((_app_port(rng), None), (443, "ssl"))),
+        "chat": _pick(rng, (((_app_port(rng), None), 1.0), ((rng.choice(IRC_PORTS), "irc"), 2.0))),
         "ssh": (22, "ssh"),
     }[kind]
     out = []
@@ -599,7 +610,7 @@ def _benign_long_lived(rng: Random, t: float, k: int) -> list[dict]:
         pings = int(duration / rng.uniform(30.0, 300.0)) + 1
         ob = pings * rng.randint(2, 120) + _skew_int(rng, 0, 50_000)
         rb = pings * rng.randint(2, 120) + _skew_int(rng, 0, 200_000)
-        if kind == "vpn" and dport in (1194, 51820, 4500):
+        if kind == "vpn" and service is None:
             opk, rpk = pings + ob // 300 + 1, pings + rb // 600 + 1
             out.append(
                 udp_flow(
@@ -654,15 +665,15 @@ def _benign_heartbeat(rng: Random, t: float, k: int) -> list[dict]:
     """Periodic telemetry / keep-alive / push check-ins: small sessions at a fixed interval."""
     src = _iot(rng) if rng.random() < 0.65 else _user(rng)
     dst = _public(rng, _CLOUD_PREFIXES)
-    dport = rng.choice((443, 443, 80, 8883, 1883, 5228, 8080, 5223))
-    service = {443: "ssl", 80: "http", 8080: "http", 8883: "ssl", 5223: "ssl"}.get(dport)
+    dport = rng.choice((443, 443, 80, 8080, _app_port(rng), _app_port(rng)))
+    service = {443: "ssl", 80: "http", 8080: "http"}.get(dport, rng.choice(("ssl", None)))
     udp = rng.random() < 0.12
     ob0, rb0 = rng.randint(4, 400), rng.randint(0, 600)
     out = []
     for ts in _schedule(rng, t, k):
         ob, rb = ob0 + rng.randint(0, 24), max(0, rb0 + rng.randint(-8, 24))
         if udp:
-            port = rng.choice((3478, 5683, 10001))
+            port = _app_port(rng)
             out.append(
                 udp_flow(
                     rng,
@@ -706,7 +717,7 @@ _DISCOVERY = (
     ("224.0.0.252", 5355, "dns", (30, 80)),  # LLMNR
     ("192.168.1.255", 137, None, (50, 70)),  # NetBIOS name service broadcast
     ("239.255.255.250", 3702, None, (300, 900)),  # WS-Discovery
-    ("255.255.255.255", 6667, None, (20, 120)),  # vendor discovery beacons (e.g. smart plugs)
+    ("255.255.255.255", 0, None, (20, 120)),  # vendor discovery beacons (0: a vendor port)
 )
 
 
@@ -714,6 +725,7 @@ def _benign_lan_discovery(rng: Random, t: float, k: int) -> list[dict]:
     """IoT/LAN chatter nobody answers: SSDP, mDNS, LLMNR, NetBIOS, WS-Discovery (udp S0)."""
     src = _iot(rng) if rng.random() < 0.6 else _user(rng)
     dst, dport, service, (lo, hi) = rng.choice(_DISCOVERY)
+    dport = dport or _app_port(rng)
     out = []
     for ts in _schedule(rng, t, k):
         opk = _pick(rng, ((1, 0.5), (2, 0.2), (rng.randint(3, 12), 0.3)))
@@ -734,6 +746,55 @@ def _benign_lan_discovery(rng: Random, t: float, k: int) -> list[dict]:
                 duration=None if opk == 1 else opk * rng.uniform(0.01, 1.0),
             )
         )
+    return out
+
+
+def _attack_lan_service_probe(rng: Random, t: float, k: int) -> list[dict]:
+    """A compromised LAN host sweeping its neighbours' shares, printers, SNMP agents and
+    discovery responders: the same service catalogue the benign LAN traffic uses."""
+    src = _iot(rng) if rng.random() < 0.5 else _user(rng)
+    services = [rng.choice(LAN_SERVICES) for _ in range(rng.randint(1, 3))]
+    out = []
+    for _ in range(k):
+        proto, dport = rng.choice(services)
+        dst = rng.choice((_user, _server, _iot))(rng)
+        if proto == "udp":
+            answered = rng.random() < 0.3
+            opk = rng.randint(1, 3)
+            rpk = opk if answered else 0
+            out.append(
+                udp_flow(
+                    rng,
+                    ts=t,
+                    src=src,
+                    sport=_ephemeral(rng),
+                    dst=dst,
+                    dport=dport,
+                    ob=opk * rng.randint(30, 120),
+                    rb=rpk * rng.randint(40, 400),
+                    opk=opk,
+                    rpk=rpk,
+                    duration=None if opk == 1 and not answered else _skew(rng, 0.001, 2.0),
+                )
+            )
+        else:
+            state = _pick(rng, (("S0", 0.45), ("REJ", 0.3), ("RSTO", 0.1), ("SF", 0.15)))
+            out.append(
+                tcp_flow(
+                    rng,
+                    ts=t,
+                    src=src,
+                    sport=_ephemeral(rng),
+                    dst=dst,
+                    dport=dport,
+                    state=state,
+                    ob=rng.randint(40, 600),
+                    rb=rng.randint(0, 900),
+                    duration=_skew(rng, 0.001, 3.0),
+                    open_port_probe=state == "RSTO",
+                )
+            )
+        t += _skew(rng, 0.01, 30.0)
     return out
 
 
@@ -813,7 +874,7 @@ def _benign_mail(rng: Random, t: float, k: int) -> list[dict]:
 def _benign_device_admin(rng: Random, t: float, k: int) -> list[dict]:
     """An administrator configuring IoT/network gear over telnet or SSH from inside."""
     admin, device = (_admin(rng) if rng.random() < 0.6 else _user(rng)), _iot(rng)
-    dport = _pick(rng, ((23, 0.45), (22, 0.45), (2323, 0.1)))
+    dport = _pick(rng, ((23, 0.55), (22, 0.35), (2323, 0.1)))
     out = []
     for _ in range(k):
         duration = _skew(rng, 2.0, 1800.0)

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from sv_env_network_logs.address_plan import assign_splits
 from sv_env_network_logs.flows import LABELS, LabeledFlow
 from sv_env_network_logs.generator import GENERATOR_VERSION, NoiseConfig, generate_flows
 from sv_env_network_logs.loaders import (
@@ -81,13 +82,22 @@ class DatasetInfo:
 # ---------------------------------------------------------------------------- default dataset
 @lru_cache(maxsize=8)
 def _cached_default(size: int, seed: int) -> tuple[LabeledFlow, ...]:
-    return tuple(generate_flows(size, seed=seed, noise=NoiseConfig()))
+    items = generate_flows(size, seed=seed, noise=NoiseConfig())
+    split_of = {
+        item.id: name for name, part in split_flows(items, seed=seed).items() for item in part
+    }
+    return tuple(assign_splits(items, split_of))
 
 
 def build_default_dataset(
     size: int = DEFAULT_DATASET_SIZE, seed: int = DEFAULT_DATASET_SEED
 ) -> list[LabeledFlow]:
-    """The synthetic default dataset (balanced, mild noise), generated and cached in-process."""
+    """The synthetic default dataset (balanced, mild noise), generated and cached in-process.
+
+    Items keep the generator's order; each one's addresses are in the plan of the split
+    :func:`split_flows` puts it in (:mod:`sv_env_network_logs.address_plan`), so no address
+    prefix is shared between train, dev and test.
+    """
     return list(_cached_default(size, seed))
 
 

@@ -37,6 +37,7 @@ from sv_env_network_logs.records import (
     _UPDATE_PREFIXES,
     _admin,
     _any_public,
+    _app_port,
     _dmz,
     _ephemeral,
     _iot,
@@ -51,7 +52,7 @@ from sv_env_network_logs.records import (
 )
 from sv_shared.sampling import weighted_pick as _pick
 
-GENERATOR_VERSION = "synthetic-v2"
+GENERATOR_VERSION = "synthetic-v3"
 BASE_TS = 1_700_000_000.0
 DAY_S = 86_400.0
 
@@ -114,6 +115,25 @@ def _benign_dns(rng: Random, t: float, k: int) -> list[dict]:
     resolver = rng.choice(_INTERNAL_DNS) if rng.random() < 0.7 else rng.choice(_PUBLIC_DNS)
     out = []
     for _ in range(k):
+        if rng.random() < 0.08:  # a truncated answer retried over tcp, or a zone transfer
+            rb = _skew_int(rng, 300, 60_000)
+            out.append(
+                tcp_flow(
+                    rng,
+                    ts=t,
+                    src=client,
+                    sport=_ephemeral(rng),
+                    dst=resolver,
+                    dport=53,
+                    state="SF",
+                    ob=rng.randint(30, 120),
+                    rb=rb,
+                    duration=_skew(rng, 0.002, 2.0),
+                    service="dns",
+                )
+            )
+            t += rng.uniform(0.01, 20.0)
+            continue
         opk = 1 if rng.random() < 0.9 else 2
         rpk = 0 if rng.random() < 0.05 else opk
         out.append(
@@ -308,7 +328,7 @@ def _benign_failed(rng: Random, t: float, k: int) -> list[dict]:
                 src=client,
                 sport=_ephemeral(rng),
                 dst=server,
-                dport=rng.choice((443, 443, 80, 8443, 5228)),
+                dport=rng.choice((443, 443, 80, 8443, _app_port(rng))),
                 state=state,
                 syn_pkts=rng.randint(1, 3),
                 duration=rng.uniform(1.0, 7.0) if state == "S0" else _skew(rng, 0.0005, 0.3),
@@ -344,7 +364,7 @@ def _benign_upload(rng: Random, t: float, k: int) -> list[dict]:
 
 
 # ---------------------------------------------------------------------------- attack playbooks
-_SCAN_PORTS = (23, 2323, 22, 445, 3389, 80, 8080, 5555, 7547, 37215, 52869, 5900, 6379, 9200)
+_SCAN_PORTS = (23, 22, 445, 3389, 80, 8080, 443, 6379, 9200, 5432)
 _TOP_PORTS = (
     21, 22, 23, 25, 53, 80, 110, 111, 135, 139, 143, 443, 445, 993, 995, 1433, 1723, 3306,
     3389, 5432, 5900, 6379, 8000, 8080, 8443, 9200, 27017,
@@ -354,7 +374,7 @@ _TOP_PORTS = (
 def _attack_scan_horizontal(rng: Random, t: float, k: int) -> list[dict]:
     outbound = rng.random() < 0.4  # an infected internal device scanning the internet
     src = _iot(rng) if outbound else _public(rng, _MISC_PREFIXES + _CLOUD_PREFIXES[:4])
-    dport = rng.choice((23, 2323)) if outbound else rng.choice(_SCAN_PORTS)
+    dport = rng.choice(_SCAN_PORTS)
     fixed_sport = _ephemeral(rng) if rng.random() < 0.6 else None
     subnet = rng.choice(("10.1.4", "10.10.2", "192.168.1", "172.16.5"))
     out = []
@@ -412,7 +432,7 @@ def _attack_scan_vertical(rng: Random, t: float, k: int) -> list[dict]:
 
 
 def _attack_syn_flood(rng: Random, t: float, k: int) -> list[dict]:
-    dst, dport = rng.choice((_server, _dmz))(rng), rng.choice((80, 443, 443, 53, 25))
+    dst, dport = rng.choice((_server, _dmz))(rng), rng.choice((80, 443, 443, 443, 25))
     out = []
     for _ in range(k):
         out.append(
@@ -435,7 +455,7 @@ def _attack_brute_force(rng: Random, t: float, k: int) -> list[dict]:
     inbound = rng.random() < 0.6
     src = _public(rng, _MISC_PREFIXES + _CLOUD_PREFIXES[:4]) if inbound else _iot(rng)
     dst = rng.choice((_iot, _server))(rng) if inbound else _any_public(rng)
-    dport = _pick(rng, ((23, 0.5), (2323, 0.15), (22, 0.35)))
+    dport = _pick(rng, ((23, 0.4), (2323, 0.1), (22, 0.5)))
     ssh = dport == 22
     out = []
     for _ in range(k):
@@ -470,7 +490,7 @@ def _attack_c2_beacon(rng: Random, t: float, k: int) -> list[dict]:
     variant = _pick(rng, (("odd", 0.4), ("http", 0.35), ("tls", 0.25)))
     c2 = _public(rng, _MISC_PREFIXES if rng.random() < 0.7 else _CLOUD_PREFIXES)
     dport, service = {
-        "odd": (rng.choice((4444, 6667, 1337, 31337, 5050, 9001, 8888, 7777)), None),
+        "odd": (_app_port(rng), None),
         "http": (80, "http"),
         "tls": (443, "ssl"),
     }[variant]
@@ -506,7 +526,7 @@ def _attack_exfiltration(rng: Random, t: float, k: int) -> list[dict]:
             ((443, "ssl"), 0.4),
             ((21, "ftp"), 0.1),
             ((22, "ssh"), 0.15),
-            ((rng.choice((8080, 8443, 4443, rng.randint(10000, 60000))), None), 0.35),
+            ((_app_port(rng), None), 0.35),
         ),
     )
     out = []
@@ -586,8 +606,8 @@ BENIGN_CLASSES: tuple[_Class, ...] = (
     _Class("benign/heartbeat", 0.06, (3, 12), botnet._benign_heartbeat),
     _Class("benign/lan_discovery", 0.05, (2, 10), botnet._benign_lan_discovery),
     _Class("benign/firmware_check", 0.03, (1, 4), botnet._benign_firmware_check),
-    _Class("benign/mail", 0.04, (2, 8), botnet._benign_mail),
-    _Class("benign/device_admin", 0.04, (1, 3), botnet._benign_device_admin),
+    _Class("benign/mail", 0.05, (2, 8), botnet._benign_mail),
+    _Class("benign/device_admin", 0.06, (1, 3), botnet._benign_device_admin),
     _Class("benign/p2p", 0.05, (3, 12), botnet._benign_p2p),
     _Class("benign/icmp", 0.03, (1, 6), botnet._benign_icmp),
     _Class("benign/ftp", 0.02, (2, 6), classic._benign_ftp),
@@ -608,7 +628,8 @@ ATTACK_CLASSES: tuple[_Class, ...] = (
     _Class("attack/telnet_spray", 0.06, (4, 15), botnet._attack_telnet_spray),
     _Class("attack/exploit_scan", 0.07, (4, 15), botnet._attack_exploit_scan),
     _Class("attack/ddos_flood", 0.05, (4, 20), botnet._attack_ddos),
-    _Class("attack/spam_burst", 0.04, (3, 12), botnet._attack_spam),
+    _Class("attack/spam_burst", 0.03, (3, 12), botnet._attack_spam),
+    _Class("attack/lan_service_probe", 0.06, (3, 12), botnet._attack_lan_service_probe),
     _Class("attack/kdd_dos", 0.05, (3, 15), classic._attack_kdd_dos),
     _Class("attack/kdd_probe", 0.04, (3, 12), classic._attack_kdd_probe),
     _Class("attack/kdd_r2l", 0.03, (1, 6), classic._attack_kdd_r2l),

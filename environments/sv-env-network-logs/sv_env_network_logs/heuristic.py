@@ -26,16 +26,10 @@ NO_REPLY_STATES = frozenset({"S0", "REJ", "RSTOS0", "SH", "RSTRH", "SHR", "OTH"}
 ESTABLISHED_STATES = frozenset({"SF", "S1", "S2", "S3", "RSTO", "RSTR"})
 TELNET_PORTS = frozenset({23, 2323})
 WEB_PORTS = frozenset({80, 443, 8080, 8443})
-#: Ports commonly targeted by worms/scanners (SMB, RDP, ADB, TR-069, router exploits, ...).
-TARGETED_PORTS = frozenset(
-    {23, 2323, 445, 139, 135, 3389, 5555, 7547, 37215, 52869, 1433, 3306, 5900, 6379, 9200}
-    | {81, 60001, 2004, 7001}
-)
-#: Ports of classic IRC and of well-known backdoor / botnet controllers.
-C2_PORTS = frozenset(
-    {6660, 6665, 6666, 6667, 6668, 6669, 6697, 7000, 4444, 1337, 31337, 48101, 666, 9999}
-    | {1312, 3074, 5050, 12345, 23455}
-)
+#: Well-known remote-login, file-sharing and database services that scanners sweep for.
+#: No rule names controller or exploit ports: those are any port (an open distribution),
+#: so the rules read "not a well-known service" instead of a closed list.
+TARGETED_PORTS = frozenset({23, 2323, 445, 139, 135, 3389, 1433, 3306, 5900, 6379, 9200})
 #: Ports with ordinary client traffic (web, mail, DNS, time, chat, push, MQTT, VPN, STUN, ...).
 COMMON_PORTS = frozenset(
     {20, 21, 22, 25, 53, 67, 68, 80, 110, 123, 143, 161, 443, 465, 587, 853, 993, 995, 1900}
@@ -56,7 +50,6 @@ DEFAULT_PARAMS: dict[str, float] = {
     "benign_at": -1.0,
     "w_inbound_attempt": 2.0,
     "w_out_attempt_targeted": 2.0,
-    "w_out_attempt_c2": 2.0,
     "w_out_attempt_web": -0.5,
     "w_out_attempt_other": 0.8,
     "w_internal_attempt": 0.0,
@@ -76,7 +69,6 @@ DEFAULT_PARAMS: dict[str, float] = {
     "w_upload_common": 1.2,
     "w_download": -1.5,
     "w_rare_port_small": 1.7,
-    "w_c2_port_session": 1.5,
     "w_long_quiet_rare": 1.5,
     "w_web_response": -1.0,
     "w_http_odd_port": 1.0,
@@ -169,8 +161,6 @@ def _evidence(flow: Flow, p: Mapping[str, float]) -> list[tuple[float, str]]:
             add(p["w_inbound_attempt"], "unsolicited inbound connection attempt with no data")
         elif d.outbound and port in TARGETED_PORTS:
             add(p["w_out_attempt_targeted"], f"outbound probe to worm-targeted port {port}")
-        elif d.outbound and port in C2_PORTS:
-            add(p["w_out_attempt_c2"], f"unanswered outbound attempt to controller port {port}")
         elif d.outbound and port in WEB_PORTS:
             add(p["w_out_attempt_web"], "an unanswered outbound web connection (failed fetch)")
         elif d.internal and port in COMMON_PORTS | TARGETED_PORTS | LAN_PORTS:
@@ -224,15 +214,12 @@ def _evidence(flow: Flow, p: Mapping[str, float]) -> list[tuple[float, str]]:
     if rb >= 1_000_000 and rb > 5 * max(ob, 1) and state in ESTABLISHED_STATES:
         add(p["w_download"], "large download (update, streaming or web content)")
 
-    external = d.outbound or (d.src_local is None and d.dst_local is None)
     rare = port is not None and port not in COMMON_PORTS and port not in TARGETED_PORTS
     if proto == "tcp" and d.outbound and state in ESTABLISHED_STATES and rare:
         if port < 49152 and ob < 2000 and rb < 5000:
             add(p["w_rare_port_small"], f"small exchange with a rare remote port {port}")
         if dur is not None and dur >= 300 and (ob + rb) / dur < 50:
             add(p["w_long_quiet_rare"], f"long, quiet session to rare port {port} (C2 channel)")
-    if proto == "tcp" and external and port in C2_PORTS and state in ESTABLISHED_STATES:
-        add(p["w_c2_port_session"], f"session to IRC/backdoor controller port {port}")
     if proto == "tcp" and d.outbound and port in TARGETED_PORTS - TELNET_PORTS and ob > 0:
         add(p["w_exploit_request"], f"request sent to exploited service port {port}")
     odd_http = port is not None and port not in (80, 8080, 8000, 8008, 8888, 3128)

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from sv_env_network_logs.dataset import load_flows
+from sv_env_network_logs.probe_lookup_tables import REPORTED_KEYS, SHORTCUT_KEYS, table_policy
 from sv_env_network_logs.prompts import render_flow
 from sv_env_network_logs.reward import ABSTAIN, LABELS, build_payoffs
 from sv_shared.parsers import JsonClassificationParser
@@ -122,8 +123,23 @@ def _probes() -> tuple[Probe, ...]:
         "bound it",
         "baseline",
     )
-    hacks = tuple(Probe(n, a, r, baseline="abstain-always") for n, a, r in specs)
-    return (baseline, honest_half, one_field, *hacks)
+    stop_table = (
+        "per-split disjoint address pools and one pool per role whatever the label: a table "
+        "fit on train finds no address key that carries over to test"
+    )
+    tables = tuple((f"table-{key}", table_policy(key, reward), stop_table) for key in SHORTCUT_KEYS)
+    behaviour_tables = tuple(
+        Probe(
+            f"table-{key}",
+            table_policy(key, reward),
+            "reported, not stopped: a table without addresses, fit on train (open controller "
+            "ports; well-known service ports keep some label skew)",
+            "baseline",
+        )
+        for key in REPORTED_KEYS
+    )
+    hacks = tuple(Probe(n, a, r, baseline="abstain-always") for n, a, r in (*specs, *tables))
+    return (baseline, honest_half, one_field, *behaviour_tables, *hacks)
 
 
 def _two_blocks(info: Mapping[str, Any]) -> str:

@@ -63,6 +63,15 @@ def _dmz(rng: Random) -> str:
     return f"172.16.5.{rng.randint(2, 254)}"
 
 
+def _app_port(rng: Random) -> int:
+    """Any registered or dynamic port: controllers, vendor services and peers alike.
+
+    One open distribution for every role that is not a well-known service, so no closed
+    list of controller ports exists for a policy (or a heuristic) to memorise.
+    """
+    return rng.randint(1024, 65535)
+
+
 def _ephemeral(rng: Random) -> int:
     return rng.randint(32768, 60999) if rng.random() < 0.5 else rng.randint(49152, 65535)
 

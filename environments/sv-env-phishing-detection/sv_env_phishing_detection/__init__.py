@@ -43,9 +43,12 @@ def load_environment(prompt_style: str = "default", **kwargs: Any) -> vf.Environ
 
     Args (all optional):
         source: "synthetic" (default, offline, train/dev/test splits), "realdata" (path = the
-            folder with the Nazario and Enron samples), "nazario", "enron", "zefang-liu",
-            "ealvaradob" (hub id or local file in `path`), "mbox" (with `label`), "csv" or
-            "jsonl" (EmailRecord rows, or any table with the column options below).
+            folder with the Nazario and Enron samples), "realdata-eml" (the same folder: raw
+            phishing_pot + SpamAssassin ham messages with full headers; spam left out),
+            "nazario", "enron", "zefang-liu", "ealvaradob" (hub id or local file in `path`),
+            "mbox" (with `label`), "eml" (a folder of raw messages: labels from its
+            index.csv, or `label` for all), "csv" or "jsonl" (EmailRecord rows, or any table
+            with the column options below).
         text_col / label_col / subject_col / sender_col / label_map: where a csv or jsonl file
             keeps each field and how its labels map ("spam=Phishing,ham=Legitimate"); the same
             names work as `sv data build e4 --source csv --option text_col=...`.

@@ -9,7 +9,8 @@ import json
 from collections.abc import Callable
 
 from .heuristic import heuristic_answer
-from .records import LEGITIMATE
+from .learned import learned_answer
+from .records import ABSTAIN, LEGITIMATE, PHISHING
 from .rendered import parse_rendered_email
 
 PromptPolicy = Callable[[str, "int | None"], str]
@@ -20,9 +21,28 @@ def heuristic(prompt: str, seed: int | None = None) -> str:
     return json.dumps(heuristic_answer(parse_rendered_email(prompt)))
 
 
+def learned(prompt: str, seed: int | None = None) -> str:
+    """TF-IDF + logistic regression fit on the synthetic train split (`learned.py`)."""
+    return json.dumps(learned_answer(parse_rendered_email(prompt)))
+
+
 def always_legitimate(prompt: str, seed: int | None = None) -> str:
     return json.dumps({"label": LEGITIMATE, "confidence": 1.0, "evidence": []})
 
 
+def always_phishing(prompt: str, seed: int | None = None) -> str:
+    return json.dumps({"label": PHISHING, "confidence": 1.0, "evidence": []})
+
+
+def always_abstain(prompt: str, seed: int | None = None) -> str:
+    return json.dumps({"label": ABSTAIN, "confidence": 0.5, "evidence": []})
+
+
 def baseline_policies() -> dict[str, PromptPolicy]:
-    return {"heuristic": heuristic, "always-legitimate": always_legitimate}
+    return {
+        "heuristic": heuristic,
+        "learned": learned,
+        "always-legitimate": always_legitimate,
+        "always-phishing": always_phishing,
+        "always-abstain": always_abstain,
+    }

@@ -167,6 +167,7 @@ COLUMN_OPTIONS: dict[str, str] = {
 SOURCE_OPTIONS: dict[str, frozenset[str]] = {
     "synthetic": frozenset({"size"}),
     "mbox": frozenset({"label", "limit"}),
+    "eml": frozenset({"label", "limit"}),
     "csv": frozenset({*COLUMN_OPTIONS, "limit"}),
     "jsonl": frozenset({*COLUMN_OPTIONS, "limit"}),
 }
@@ -188,7 +189,8 @@ def _int_option(options: dict[str, str], name: str) -> int | None:
 
 def _excluded(name: str, path: str | None) -> dict[str, dict[str, int]]:
     """``{"excluded": {reason: rows}}`` for sources that leave rows out on purpose."""
-    excluded = excluded_rows(name, path) if name in ("realdata", "enron") else {}
+    with_exclusions = ("realdata", "realdata-eml", "enron", "eml")
+    excluded = excluded_rows(name, path) if name in with_exclusions else {}
     return {"excluded": excluded} if excluded else {}
 
 

@@ -13,17 +13,26 @@ credential/urgency/payment request phrase, a risky attachment name, the From lin
 display name. Header boilerplate (To:, Date:, an ordinary Subject:), dates and arbitrary
 fragments support nothing.
 
-Score (`evidence_score`, in [-1, 1]), with ``precision`` = supporting items / items:
+Score (`evidence_score`, in [-1, 0]), with ``precision`` = supporting items / items and
+``support = coverage * precision``, ``coverage = min(1, covered indicators /
+min(fired, COVERAGE_TARGET))`` (naming or quoting up to three confirmed indicators is full
+coverage). ``cost`` is ``1 - precision`` (every unsupported item costs its share, so padding
+and stuffing cannot pay), except that a Legitimate call needs no evidence and pays only for
+unverifiable items (a quote not in the email, an indicator that does not fire).
 
-* a correct Phishing call earns ``coverage * precision - (1 - precision)``, where
-  ``coverage = min(1, covered indicators / min(fired, COVERAGE_TARGET))``: naming (or quoting)
-  up to three confirmed indicators earns full credit, and every unsupported item both dilutes
-  the credit and costs its share, so padding and stuffing cannot pay;
-* any other Phishing or Abstain answer earns no credit and pays ``-(1 - precision)``;
-* a Legitimate call needs no evidence: it earns no credit, and only unverifiable items (a quote
-  not in the email, an indicator that does not fire) cost their share.
+* A Phishing call on a phishing email with confirmed indicators scores ``support - 1``: the
+  call is only fully paid with its evidence, and each right citation takes back its share of
+  the shortfall. Where nothing is confirmed there is nothing to cite: ``-cost``.
+* An Abstain or Legitimate answer on a phishing email earns nothing back and pays ``cost``.
+* On an email that is not phishing, any answer pays ``support + cost`` (at most 1): citing
+  confirmed indicators there loses exactly what the same citations gain on a phishing email.
 
-No evidence scores 0.
+Evidence can only lower a call's payoff, never raise it above the decision's own: a constant
+Phishing answer citing everything the extractor confirms earns at most what the bare constant
+earns on phishing mail and less on the rest, so no label-blind policy can buy its way past
+abstaining with citations, and for one email and one evidence list the gain if it is phishing
+equals the loss if it is not (zero-mean for citations that ignore the truth). No evidence on
+an email that is not phishing scores 0.
 """
 
 from __future__ import annotations
@@ -45,6 +54,7 @@ from .indicators import (
     risky_attachment_reason,
 )
 from .normalize import normalize_text
+from .records import LEGITIMATE, PHISHING
 from .urls import analyze_url, domain_flags
 
 MIN_QUOTE_CHARS = 8
@@ -172,26 +182,27 @@ def check_evidence(
 
 def evidence_score(
     checks: Sequence[EvidenceCheck],
-    correct: bool | None,
     *,
+    label: str,
+    gold: str,
     fired: int | None = None,
-    label_is_phishing: bool = True,
 ) -> float:
-    """Evidence score in [-1, 1] (see the module docstring).
+    """Evidence score in [-1, 0] of an answer ``label`` on an email whose truth is ``gold``
+    (see the module docstring).
 
     ``fired`` is the number of indicators confirmed on the email (default: as many as the
-    answer supports); ``label_is_phishing=False`` is a Legitimate call (no credit, only
-    unverifiable items cost).
+    answer supports).
     """
-    if not checks:
-        return 0.0
-    if not label_is_phishing and correct is not None:
-        return -sum(not check.verified for check in checks) / len(checks)
-    covered = frozenset().union(*(check.supports for check in checks))
-    precision = sum(bool(check.supports) for check in checks) / len(checks)
-    penalty = 1.0 - precision
-    if not correct:
-        return -penalty
+    covered = frozenset().union(*(check.supports for check in checks)) if checks else frozenset()
+    precision = sum(bool(check.supports) for check in checks) / len(checks) if checks else 1.0
     needed = min(len(covered) if fired is None else fired, COVERAGE_TARGET)
-    coverage = min(1.0, len(covered) / needed) if needed else 0.0
-    return coverage * precision - penalty
+    support = min(1.0, len(covered) / needed) * precision if needed else 0.0
+    if label == LEGITIMATE:
+        cost = sum(not check.verified for check in checks) / len(checks) if checks else 0.0
+    else:
+        cost = 1.0 - precision
+    if gold == PHISHING:
+        if label == PHISHING and needed:
+            return support - 1.0
+        return -cost
+    return max(-1.0, -support - cost)

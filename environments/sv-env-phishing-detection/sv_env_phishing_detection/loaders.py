@@ -431,6 +431,92 @@ def load_mbox(path: str | Path, label: str, *, limit: int | None = None) -> list
     return found
 
 
+# ------------------------------------------------------------------------------ .eml folders
+EML_INDEX = "index.csv"
+EML_LABEL_MAP: dict[str, str | None] = {**DEFAULT_LABEL_MAP, "spam": None}
+"""An index's label spellings; spam is left out (advertising is not phishing)."""
+EML_SUFFIXES = (".eml", ".txt", ".msg")
+
+
+def _eml_record(file: Path, root: Path, label: str, source: str) -> EmailRecord:
+    raw = _mbox_raw(file.read_bytes())
+    view = parse_message(raw)
+    name = file.relative_to(root).as_posix() if file != root else file.name
+    return EmailRecord(
+        id=f"{source}:{name}",
+        raw=raw,
+        label=label,
+        source=source,
+        scenario=label.lower(),
+        group=thread_group(source, view.subject, view.text),
+        meta={"file": name},
+    )
+
+
+def _eml_index(root: Path, label_map: Mapping[str, str | None]) -> list[tuple[Path, str | None]]:
+    """(file, label) for every row of ``root/index.csv`` (columns ``file`` and ``label``)."""
+    index = root / EML_INDEX
+    rows: list[tuple[Path, str | None]] = []
+    for line_no, row in _csv_rows(index, ("file", "label")):
+        where = f"{index}: line {line_no}"
+        file = (root / row["file"].strip()).resolve()
+        if not file.is_relative_to(root) or not file.is_file():
+            raise EmailDatasetError(f"{where}: column 'file': {row['file']!r} is not a file there")
+        rows.append((file, map_label(row["label"], label_map, f"{where}: column 'label'")))
+    return rows
+
+
+def eml_files(
+    path: str | Path, label: str | None = None, *, spam: bool = False
+) -> list[tuple[Path, str]]:
+    """(file, label) of an .eml folder: labels from its ``index.csv`` (``file``, ``label``:
+    phishing / ham / legitimate / spam; spam is left out, or only spam with ``spam=True``,
+    labelled not-phishing for controls), else ``label`` for every ``*.eml`` / ``*.txt`` file
+    below it; a single file takes ``label``."""
+    root = Path(path).resolve()
+    if not root.exists():
+        raise EmailDatasetError(f"{path}: not found")
+    if root.is_dir() and (root / EML_INDEX).is_file() and label is None:
+        only_spam = {**dict.fromkeys(EML_LABEL_MAP), "spam": LEGITIMATE}
+        label_map = only_spam if spam else EML_LABEL_MAP
+        return [(f, lab) for f, lab in _eml_index(root, label_map) if lab is not None]
+    if spam:
+        return []
+    if label not in (PHISHING, LEGITIMATE):
+        raise EmailDatasetError(
+            f"{root}: no {EML_INDEX} with file,label columns; give label={PHISHING!r} or "
+            f"label={LEGITIMATE!r} for every message"
+        )
+    if root.is_file():
+        return [(root, label)]
+    files = sorted(f for f in root.rglob("*") if f.is_file() and f.suffix.lower() in EML_SUFFIXES)
+    return [(f, label) for f in files]
+
+
+def load_eml_dir(
+    path: str | Path,
+    label: str | None = None,
+    *,
+    limit: int | None = None,
+    spam: bool = False,
+    source: str = "eml",
+) -> list[EmailRecord]:
+    """Raw RFC 5322 messages with full headers, one per file (see :func:`eml_files` for the
+    labels); ``raw`` is the file as stored (non-UTF-8 bytes kept as surrogate escapes)."""
+    root = Path(path).resolve()
+    base = root if root.is_dir() else root.parent
+    files = eml_files(root, label, spam=spam)
+    found = _take((_eml_record(f, base, lab, source) for f, lab in files), limit)
+    if not found and limit != 0 and not spam:
+        raise EmailDatasetError(f"{root}: no messages found (no *.eml / *.txt files)")
+    return found
+
+
+def count_eml_spam(path: str | Path) -> int:
+    """How many messages of an indexed .eml folder are spam (what `load_eml_dir` leaves out)."""
+    return len(eml_files(path, spam=True))
+
+
 # ---------------------------------------------------------------------------------- Hub tables
 def _open_table(
     name_or_path: str, split: str, cache_dir: str | None, data_files: str | None = None

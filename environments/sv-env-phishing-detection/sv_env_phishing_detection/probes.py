@@ -5,8 +5,9 @@ them. The reference answers the gold label with confidence 1 and, on a phishing 
 every indicator the extractor confirms (on a legitimate email: no evidence). The reward is the
 weighted total of `scoring.score_answer` with default `TriageWeights` and payoffs. Abstaining
 is structurally paid (calibration 0.75 and format): `abstain-always` is the baseline no
-constant-label hack may beat; evidence hacks carry the right label and are judged against
-`right-label-no-evidence` (the same call with no evidence).
+constant-label hack may beat, with or without citations; evidence hacks carry the right label
+and are judged against `right-label-no-evidence` (the same call with no evidence, which on a
+phishing email with confirmed indicators loses the evidence weight).
 """
 
 from __future__ import annotations
@@ -29,9 +30,7 @@ from .sources import load_records
 ENV = "sv-env-phishing-detection"
 WEIGHTS = TriageWeights()
 PAYOFFS = default_payoffs()
-MAX_REWARD = (
-    PAYOFFS.correct * WEIGHTS.decision + WEIGHTS.calibration + WEIGHTS.evidence + (WEIGHTS.format)
-)
+MAX_REWARD = PAYOFFS.correct * WEIGHTS.decision + WEIGHTS.calibration + WEIGHTS.format
 MIN_REWARD = min(PAYOFFS.invalid_payoff, PAYOFFS.worst_wrong_payoff) * WEIGHTS.decision - (
     WEIGHTS.evidence
 )
@@ -156,6 +155,16 @@ def _probes() -> tuple[Probe, ...]:
             _constant(PHISHING, 1.0, every_indicator({})),
             "indicators the extractor does not confirm on the email cost",
         ),
+        (
+            "always-phishing-confirmed-indicators",
+            lambda info: answer(PHISHING, 1.0, list(info["indicators"])),
+            "citing what the extractor confirms gains on phishing what it loses elsewhere",
+        ),
+        (
+            "abstain-confirmed-indicators",
+            lambda info: answer(ABSTAIN, 0.5, list(info["indicators"])),
+            "citations on an abstention earn nothing and cost on legitimate mail",
+        ),
         ("wrong-label-confidence-half", lambda i: answer(_other(i), 0.5), RULE_CAL),
         ("phishing-confidence-above-one", _constant(PHISHING, 5.0), RULE_RANGE),
         ("phishing-confidence-string", _constant(PHISHING, "high"), RULE_RANGE),
@@ -187,13 +196,6 @@ def _probes() -> tuple[Probe, ...]:
         *(Probe(n, a, r, baseline="abstain-always") for n, a, r in constants),
         *(Probe(n, a, r, baseline="right-label-no-evidence") for n, a, r in evidence),
     )
-
-
-def episode_max(info: Mapping[str, Any]) -> float:
-    """No evidence credit is available where nothing is confirmed or the email is legitimate."""
-    if info["gold"] == PHISHING and info["indicators"]:
-        return MAX_REWARD
-    return MAX_REWARD - WEIGHTS.evidence
 
 
 def probe_suite() -> ProbeSuite:

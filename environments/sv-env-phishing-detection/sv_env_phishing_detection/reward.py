@@ -26,11 +26,19 @@ COMPONENTS = ("decision", "calibration", "evidence", "format")
 
 @dataclass(frozen=True)
 class TriageWeights(ComponentWeights):
-    """Non-negative component weights; 0 switches a component off."""
+    """Non-negative component weights; 0 switches a component off.
+
+    Evidence (a score in [-1, 0], `evidence.py`) weighs half the decision: on a phishing
+    email with confirmed indicators the right label without evidence earns 0.8 of the 1.3
+    available (62%), so citing what makes the email phishing is clearly worth doing, and a
+    right uncited Phishing call still beats abstaining when P(phishing) > 2/3. Evidence
+    cannot raise any call above its bare decision payoff, so it cannot make a label-blind
+    policy beat abstaining, and citations on a wrong call cost on top of the decision.
+    """
 
     decision: float = 1.0
     calibration: float = 0.2
-    evidence: float = 0.3
+    evidence: float = 0.5
     format: float = 0.1
 
 
@@ -63,13 +71,10 @@ def triage_components(
         return {**{k: parts[k] for k in ("decision", "calibration", "format")}, "evidence": 0.0,
                 "checks": []}  # fmt: skip
     checks = check_evidence(answer.evidence, email_text, fired, catalogue)  # type: ignore[attr-defined]
-    correct = None if answer.label == ABSTAIN else answer.label == gold
     return {
         "decision": parts["decision"],
         "calibration": parts["calibration"],
         "format": parts["format"],
-        "evidence": evidence_score(
-            checks, correct, fired=len(set(fired)), label_is_phishing=answer.label == PHISHING
-        ),
+        "evidence": evidence_score(checks, label=answer.label, gold=gold, fired=len(set(fired))),
         "checks": checks,
     }

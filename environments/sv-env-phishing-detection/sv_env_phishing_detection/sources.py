@@ -19,8 +19,8 @@ from typing import Any
 from . import ENV_ID, loaders
 from .records import EmailRecord
 
-SOURCES = ("synthetic", "realdata", "nazario", "enron", "zefang-liu", "ealvaradob", "mbox",
-           "csv", "jsonl")  # fmt: skip
+SOURCES = ("synthetic", "realdata", "realdata-eml", "nazario", "enron", "zefang-liu",
+           "ealvaradob", "mbox", "eml", "csv", "jsonl")  # fmt: skip
 CROSS_CORPUS_SOURCES = frozenset({"realdata", "nazario", "enron"})
 """Sources that mix corpora by default: rendered with only the fields every corpus has."""
 
@@ -92,8 +92,23 @@ def _realdata_files(path: str | None) -> tuple[Path, Path]:
     return nazario, enron
 
 
+def _realdata_eml_dirs(path: str | None) -> tuple[Path, Path]:
+    """(phishing_pot, spamassassin) .eml folders of the real samples; `path` is the
+    E4_phishing folder."""
+    root = _need_path("realdata-eml", path)
+    pot, assassin = root / "phishing_pot", root / "spamassassin"
+    missing = [p.name for p in (pot, assassin) if not (p / loaders.EML_INDEX).is_file()]
+    if missing:
+        raise SourceError(f"source 'realdata-eml': {root} lacks {', '.join(missing)}/index.csv")
+    return pot, assassin
+
+
 def excluded_rows(source: str, path: str | None) -> dict[str, int]:
-    """Rows a source leaves out on purpose, by reason (Enron spam: advertising, not phishing)."""
+    """Rows a source leaves out on purpose, by reason (spam: advertising, not phishing)."""
+    if source == "realdata-eml":
+        return {"spamassassin_spam": loaders.count_eml_spam(_realdata_eml_dirs(path)[1])}
+    if source == "eml" and path and (Path(path) / loaders.EML_INDEX).is_file():
+        return {"spam": loaders.count_eml_spam(path)}
     if source == "realdata":
         return {"enron_spam": loaders.count_enron_spam(_realdata_files(path)[1])}
     if source == "enron":
@@ -102,7 +117,11 @@ def excluded_rows(source: str, path: str | None) -> dict[str, int]:
 
 
 def spam_records(source: str, path: str | None) -> list[EmailRecord]:
-    """The rows `excluded_rows` counts, for controls (Enron spam, labelled not-phishing)."""
+    """The rows `excluded_rows` counts, for controls (spam, labelled not-phishing)."""
+    if source == "realdata-eml":
+        return loaders.load_eml_dir(_realdata_eml_dirs(path)[1], spam=True, source="spamassassin")
+    if source == "eml" and excluded_rows(source, path):
+        return loaders.load_eml_dir(_need_path(source, path), spam=True)
     if source == "realdata":
         return loaders.load_enron_csv(_realdata_files(path)[1], spam=True)
     if source == "enron":
@@ -180,6 +199,13 @@ def _file_records(
 ) -> list[EmailRecord]:
     if source == "realdata":
         return _realdata(path)
+    if source == "realdata-eml":
+        pot, assassin = _realdata_eml_dirs(path)
+        return loaders.load_eml_dir(pot, source="phishing_pot") + loaders.load_eml_dir(
+            assassin, source="spamassassin"
+        )
+    if source == "eml":
+        return loaders.load_eml_dir(_need_path(source, path), label)
     if source == "nazario":
         return loaders.load_nazario_csv(_need_path(source, path))
     if source == "enron":

@@ -1,4 +1,4 @@
-"""E1: gradient boosting on the Zeek conn fields a flow shows (no addresses, uid or ts).
+"""E1: the learned baseline's model (:mod:`sv_env_network_logs.learned`) on real flows.
 
 Real sets go through the environment's own loaders, so NSL-KDD arrives already translated to
 Zeek's vocabulary: ``service`` via ``loaders.NSL_KDD_SERVICE_MAP`` (KDD names with no Zeek
@@ -9,77 +9,17 @@ are used for the fit.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-
-import numpy as np
-from sklearn.ensemble import HistGradientBoostingClassifier
-from sklearn.preprocessing import OrdinalEncoder
 
 from security_verifiers.sim2real.base import EnvTask, RealSet
 from sv_env_network_logs.dataset import load_flows
 from sv_env_network_logs.flows import LabeledFlow
+from sv_env_network_logs.learned import fit, recorded_fields
 
-CATEGORICAL = ("proto", "service", "conn_state", "history")
-NUMERIC = (
-    "src_port", "dst_port", "duration", "orig_bytes", "resp_bytes", "orig_pkts", "resp_pkts",
-    "orig_ip_bytes", "resp_ip_bytes", "local_orig", "local_resp",
-)  # fmt: skip
-FIELDS = CATEGORICAL + NUMERIC
 FORMATS = ("zeek", "nsl-kdd", "cic-ids-2017", "unsw-nb15", "jsonl")
 STRATOSPHERE = "E1_network_logs/stratosphere_zeek/011-zeek-mixed_conn.log.labeled.sample500"
 NSL_KDD = "E1_network_logs/nsl_kdd/KDDTest+_sample500.csv"
-
-
-def recorded_fields(items: Sequence[LabeledFlow]) -> tuple[str, ...]:
-    """Feature fields set on at least one row (label-blind: what the source records)."""
-    return tuple(f for f in FIELDS if any(getattr(i.flow, f) is not None for i in items))
-
-
-def _column(items: Sequence[LabeledFlow], name: str) -> list[object]:
-    return [getattr(item.flow, name) for item in items]
-
-
-@dataclass
-class FlowModel:
-    """Ordinal-encoded categoricals + raw numerics (missing = NaN) into HistGradientBoosting."""
-
-    fields: tuple[str, ...]
-    encoder: OrdinalEncoder
-    clf: HistGradientBoostingClassifier
-
-    def matrix(self, items: Sequence[LabeledFlow]) -> np.ndarray:
-        cats = [f for f in self.fields if f in CATEGORICAL]
-        nums = [f for f in self.fields if f in NUMERIC]
-        parts = []
-        if cats:
-            raw = np.array([[v or "" for v in _column(items, f)] for f in cats], dtype=object).T
-            codes = self.encoder.transform(raw)
-            codes[raw == ""] = np.nan
-            parts.append(codes)
-        if nums:
-            raw = [[np.nan if v is None else float(v) for v in _column(items, f)] for f in nums]
-            parts.append(np.array(raw, dtype=float).T)
-        return np.hstack(parts)
-
-    def proba(self, items: Sequence[LabeledFlow]) -> np.ndarray:
-        return self.clf.predict_proba(self.matrix(items))[:, 1]
-
-
-def fit(train: list[LabeledFlow], seed: int, fields: tuple[str, ...] | None) -> FlowModel:
-    """Fit on ``fields`` (default: all) of the synthetic train flows."""
-    use = tuple(f for f in FIELDS if f in (fields or FIELDS))
-    cats = [f for f in use if f in CATEGORICAL]
-    encoder = OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=np.nan)
-    if cats:
-        encoder.fit(np.array([[v or "" for v in _column(train, f)] for f in cats], dtype=object).T)
-    mask = [f in CATEGORICAL for f in use] if cats else None
-    clf = HistGradientBoostingClassifier(categorical_features=mask, random_state=seed)
-    model = FlowModel(use, encoder, clf)
-    y = np.array([item.label == "Malicious" for item in train], dtype=int)
-    clf.fit(model.matrix(train), y)
-    return model
 
 
 def train_test() -> tuple[list[LabeledFlow], list[LabeledFlow]]:

@@ -2,54 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
-
-import numpy as np
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import Pipeline, make_pipeline
 
 from security_verifiers.sim2real.base import EnvTask, Model, RealSet
 from sv_env_phishing_detection.dataset import load_synthetic
 from sv_env_phishing_detection.format_probe import normalized_rendering, probe
-from sv_env_phishing_detection.message import parse_message
-from sv_env_phishing_detection.normalize import normalize_text
+from sv_env_phishing_detection.learned import fit
 from sv_env_phishing_detection.records import PHISHING, EmailRecord
 from sv_env_phishing_detection.sources import excluded_rows, load_records, spam_records
 from sv_shared.metrics import bootstrap_ci
 
-FORMATS = ("realdata", "nazario", "enron", "csv", "jsonl")
+FORMATS = ("realdata", "realdata-eml", "nazario", "enron", "eml", "csv", "jsonl")
 REALDATA = "E4_phishing"
 FORMAT_AUC_WARNING = 0.75
 """A format-only ROC AUC at or above this says the two classes differ in formatting enough
 that the ratio may measure the corpora rather than phishing."""
-
-
-def email_text(record: EmailRecord) -> str:
-    """Subject and readable body of the raw message, normalised (formatting-neutral)."""
-    view = parse_message(record.raw)
-    return normalize_text(f"{view.subject}\n{view.text}")
-
-
-@dataclass
-class TextModel:
-    pipeline: Pipeline
-
-    def proba(self, items: Sequence[EmailRecord]) -> np.ndarray:
-        return self.pipeline.predict_proba([email_text(r) for r in items])[:, 1]
-
-
-def fit(train: list[EmailRecord], seed: int, fields: tuple[str, ...] | None) -> TextModel:
-    """Word 1-2 gram TF-IDF (sublinear tf) and L2 logistic regression; ``fields`` unused."""
-    pipeline = make_pipeline(
-        TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True),
-        LogisticRegression(max_iter=2000, random_state=seed),
-    )
-    pipeline.fit([email_text(r) for r in train], [r.label == PHISHING for r in train])
-    return TextModel(pipeline)
 
 
 def train_test() -> tuple[list[EmailRecord], list[EmailRecord]]:
@@ -61,10 +30,11 @@ def load_real(path: Path, fmt: str) -> RealSet:
     """Real emails through the environment's own loaders (Enron spam is skipped there and
     counted in the set's notes)."""
     real = RealSet(f"{fmt}:{path.name}", str(path), load_records(fmt, path=str(path), split="all"))
-    spam = excluded_rows(fmt, str(path)).get("enron_spam", 0) if fmt in ("realdata", "enron") else 0
+    spam = sum(excluded_rows(fmt, str(path)).values())
     if spam:
-        real.notes.append(f"{spam} Enron spam rows excluded (advertising is not phishing)")
-        real.control_sets["Enron spam flagged as phishing"] = spam_records(fmt, str(path))
+        corpus = "Enron" if fmt in ("realdata", "enron") else "SpamAssassin"
+        real.notes.append(f"{spam} {corpus} spam rows excluded (advertising is not phishing)")
+        real.control_sets[f"{corpus} spam flagged as phishing"] = spam_records(fmt, str(path))
     return real
 
 
@@ -103,10 +73,19 @@ def controls(real: RealSet, model: Model, seed: int) -> list[dict[str, Any]]:
 
 
 def default_real(root: Path) -> list[RealSet]:
-    """Nazario phishing + Enron ham from the shared realdata folder, as one set."""
-    real = replace(load_real(root / REALDATA, "realdata"), name="nazario + enron ham")
-    real.notes.insert(0, "phishing = Nazario, legitimate = Enron ham")
-    return [real]
+    """Nazario phishing + Enron ham (CSV, no headers), and phishing_pot + SpamAssassin ham
+    (raw messages with full headers) from the shared realdata folder."""
+    csv_set = replace(load_real(root / REALDATA, "realdata"), name="nazario + enron ham")
+    csv_set.notes.insert(0, "phishing = Nazario, legitimate = Enron ham")
+    eml_set = replace(
+        load_real(root / REALDATA, "realdata-eml"), name="phishing_pot + spamassassin ham"
+    )
+    eml_set.notes.insert(
+        0,
+        "phishing = phishing_pot (2023-2025), legitimate = SpamAssassin ham (2002): the classes "
+        "differ in era as well as intent, so the ratio may measure the era",
+    )
+    return [csv_set, eml_set]
 
 
 TASK = EnvTask(
