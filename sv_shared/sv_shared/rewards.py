@@ -221,17 +221,28 @@ def best_decision(
     positive: str,
     negative: str,
     abstain_label: str = "Abstain",
+    right: Mapping[str, float] | None = None,
+    wrong: Mapping[str, float] | None = None,
 ) -> tuple[str, float]:
     """(label, confidence) with the highest expected decision payoff when the positive class
     has probability ``p_positive``: answering ``positive`` is worth
     ``p * correct - (1 - p) * cost(negative, positive)``, ``negative`` the mirror image,
-    abstaining ``payoffs.abstain``; ties go to abstaining. The confidence is the probability
-    the answer is right (0.5 for an abstention)."""
+    abstaining ``payoffs.abstain``; ties go to abstaining. ``right`` and ``wrong`` override
+    what a right answer is worth and a wrong one costs, per answered label (e.g. a call made
+    without the evidence it needs is worth less; one whose citations cost when it is wrong
+    costs more).
+    The confidence is the probability the answer is right (0.5 for an abstention)."""
     p = min(1.0, max(0.0, float(p_positive)))
+    worth = {positive: payoffs.correct, negative: payoffs.correct, **(right or {})}
+    cost = {
+        positive: payoffs.cost(negative, positive),
+        negative: payoffs.cost(positive, negative),
+        **(wrong or {}),
+    }
     values = {
         abstain_label: float(payoffs.abstain),
-        positive: p * payoffs.correct - (1 - p) * payoffs.cost(negative, positive),
-        negative: (1 - p) * payoffs.correct - p * payoffs.cost(positive, negative),
+        positive: p * worth[positive] - (1 - p) * cost[positive],
+        negative: (1 - p) * worth[negative] - p * cost[negative],
     }
     label = max(values, key=lambda name: values[name])
     confidence = {abstain_label: 0.5, positive: p, negative: 1 - p}[label]

@@ -6,9 +6,11 @@ synthetic *train* split only (deterministic: fixed seed, pinned scikit-learn), o
 process; `sv sim2real e4` fits the same model. `python -m sv_env_phishing_detection.learned_card`
 prints its fit card (train hash, dev and test reward).
 
-As an `sv eval` baseline (``learned``) it answers the label with the best expected decision
-payoff under the default payoffs (a missed phish costs 2, a false alarm 1, abstaining 0) and
-cites no evidence.
+As an `sv eval` baseline (``learned``) the model picks the label with the best expected
+payoff under the default payoffs and weights (a missed phish costs 2, a false alarm 1,
+abstaining 0); a Phishing call cites the indicators the extractor confirms on the email (the
+model itself reads only words, so its decision is the model's and its evidence the
+extractor's).
 """
 
 from __future__ import annotations
@@ -24,11 +26,13 @@ from sklearn.pipeline import Pipeline, make_pipeline
 
 from sv_shared.rewards import best_decision
 
+from .answer import MAX_EVIDENCE_ITEMS
 from .dataset import load_synthetic
+from .indicators import extract_indicators
 from .message import parse_message
 from .normalize import normalize_text
 from .records import ABSTAIN, LEGITIMATE, PHISHING, EmailRecord
-from .reward import default_payoffs
+from .reward import TriageWeights, default_payoffs
 from .view import EmailView
 
 SEED = 0
@@ -70,12 +74,22 @@ def default_model() -> TextModel:
     return fit(load_synthetic("train"), SEED)
 
 
-def decide(p_phishing: float) -> tuple[str, float]:
-    """(label, confidence) with the best expected decision payoff under the default payoffs."""
-    return best_decision(p_phishing, default_payoffs(), PHISHING, LEGITIMATE, ABSTAIN)
+def decide(p_phishing: float, cites: bool = False) -> tuple[str, float]:
+    """(label, confidence) with the best expected payoff under the default payoffs and
+    weights. A Phishing call cites every indicator the extractor confirms; where one is
+    confirmed (``cites``) a wrong call also loses the evidence weight, so it is made above
+    P = 0.6 (1/2 where nothing is confirmed); Legitimate below 1/3; else Abstain."""
+    weights = TriageWeights()
+    payoffs = default_payoffs()
+    extra = weights.evidence / weights.decision if cites else 0.0
+    wrong = {PHISHING: payoffs.cost(LEGITIMATE, PHISHING) + extra}
+    return best_decision(p_phishing, payoffs, PHISHING, LEGITIMATE, ABSTAIN, wrong=wrong)
 
 
 def learned_answer(view: EmailView) -> dict[str, object]:
-    """The baseline's answer for one email (no evidence)."""
-    label, confidence = decide(float(default_model().proba_texts([view_text(view)])[0]))
-    return {"label": label, "confidence": confidence, "evidence": []}
+    """The baseline's answer for one email; a Phishing call cites the confirmed indicators."""
+    fired = sorted(extract_indicators(view))
+    p = float(default_model().proba_texts([view_text(view)])[0])
+    label, confidence = decide(p, cites=bool(fired))
+    return {"label": label, "confidence": confidence,
+            "evidence": fired[:MAX_EVIDENCE_ITEMS] if label == PHISHING else []}  # fmt: skip

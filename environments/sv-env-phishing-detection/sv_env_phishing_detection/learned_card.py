@@ -9,6 +9,7 @@ from .dataset import load_synthetic
 from .environment import episode
 from .learned import decide, default_model
 from .probes import answer, reward
+from .records import PHISHING
 from .sources import records_hash
 
 
@@ -20,10 +21,12 @@ def card() -> dict[str, object]:
     for split in ("dev", "test"):
         records = load_synthetic(split)
         probs = model.proba(records)
-        rewards = [
-            reward(answer(*decide(float(p))), episode(r, comparable=False)["info"])
-            for p, r in zip(probs, records, strict=True)
-        ]
+        rewards = []
+        for p, record in zip(probs, records, strict=True):
+            info = episode(record, comparable=False)["info"]
+            label, confidence = decide(float(p), cites=bool(info["indicators"]))
+            evidence = list(info["indicators"]) if label == PHISHING else []
+            rewards.append(reward(answer(label, confidence, evidence), info))
         out[f"{split}_reward_mean"] = round(sum(rewards) / len(rewards), 4)
     return out
 

@@ -230,5 +230,7 @@ def _file_records(
 def records_hash(records: list[EmailRecord]) -> str:
     digest = hashlib.sha256()
     for record in records:
-        digest.update(f"{record.id}\0{record.label}\0{record.raw}\0".encode())
+        digest.update(
+            f"{record.id}\0{record.label}\0{record.raw}\0".encode("utf-8", "surrogateescape")
+        )
     return digest.hexdigest()
