@@ -15,6 +15,9 @@ CODESHIELD_VERSION ?= 1.0.1
 # venv whose site-packages both sandboxes mount read-only
 E3_SUITE_PACKAGES ?= pytest==9.2.0 pycryptodome==4.4.0 argon2-cffi==25.1.0 PyJWT==2.15.1 \
 	lxml==6.1.3 PyYAML==6.0.4 wrapt_timeout_decorator==1.5.1
+# Inspect AI, to read exported runs back with its own log reader (sv export-inspect; `inspect
+# view` browses them): its pins differ from verifiers', so it gets a tool venv
+INSPECT_VERSION ?= 0.3.285
 SEED ?= 42
 E ?= network-logs
 ARGS ?=
@@ -52,6 +55,8 @@ setup: $(PY)
 	.tools/semgrep/bin/pip install --quiet --no-deps "codeshield==$(CODESHIELD_VERSION)"
 	test -x .tools/e3-suites/bin/python || $(PYTHON) -m venv .tools/e3-suites
 	.tools/e3-suites/bin/pip install --quiet $(E3_SUITE_PACKAGES)
+	test -x .tools/inspect/bin/python || $(PYTHON) -m venv .tools/inspect
+	.tools/inspect/bin/pip install --quiet "inspect-ai==$(INSPECT_VERSION)"
 	$(MAKE) sandbox-tools
 
 # llama-cpp-python for this CPU's AVX-512 (setup picks it where the CPU has the flags below).

@@ -341,9 +341,12 @@ def tournament_command(
         )
 
 
+from security_verifiers.evaluation.sweep_command import eval_set  # noqa: E402
 from security_verifiers.gate.command import gate, scoreboard  # noqa: E402
 from security_verifiers.probe_command import probe  # noqa: E402
 from security_verifiers.reports.command import report as _report  # noqa: E402
+from security_verifiers.reports.export_command import export_inspect  # noqa: E402
+from security_verifiers.reports.sample_command import sample  # noqa: E402
 from security_verifiers.sim2real.command import sim2real  # noqa: E402
 from security_verifiers.tracking import track  # noqa: E402
 from security_verifiers.training.cli import train_app  # noqa: E402
@@ -393,6 +396,9 @@ def with_output_dir(command: Callable[..., Any]) -> Callable[..., Any]:
 
 report = with_output_dir(_report)
 app.command("report")(report)
+app.command("eval-set")(eval_set)
+app.command("sample")(sample)
+app.command("export-inspect")(export_inspect)
 app.command("gate")(gate)
 app.command("probe")(probe)
 app.command("scoreboard")(scoreboard)

@@ -28,9 +28,23 @@ from security_verifiers.models.openai_protocol import (
 
 @dataclass
 class ServerStats:
+    """Counters of one server (several servers may share one, e.g. to see a joint limit)."""
+
     requests: int = 0
     failures_injected: int = 0
     seen_bodies: list[dict] = field(default_factory=list)
+    in_flight: int = 0
+    max_in_flight: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def enter(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
 
 
 @dataclass
@@ -72,7 +86,11 @@ class PolicyServer:
                 error_body("injected failure", "server_error"), status=self.fail_status
             )
         if self.latency_s > 0:
-            await asyncio.sleep(self.latency_s)
+            self.stats.enter()
+            try:
+                await asyncio.sleep(self.latency_s)
+            finally:
+                self.stats.leave()
         chat = ChatRequest.from_body(body)
         completion = chat_completion(chat, self.policy(chat))
         if not body.get("stream"):

@@ -214,3 +214,16 @@ def test_class_balanced_reward_and_prevalence_for_labelled_rows() -> None:
     balanced = class_balance(rows)
     assert balanced["gold_prevalence"] == {"Benign": 0.1, "Malicious": 0.9}
     assert balanced["reward_mean_class_balanced"] == 0.0
+
+
+def test_skewed_gold_mix_gets_a_note_pointing_to_the_balanced_column() -> None:
+    from security_verifiers.evaluation.summary import skew_note
+
+    skewed = {"gold_prevalence": {"Benign": 0.26, "Malicious": 0.74}}
+    even = {"gold_prevalence": {"Benign": 0.48, "Malicious": 0.52}}
+    note = skew_note([("m", skewed)])
+    assert note and "Malicious 74%" in note and "'balanced'" in note
+    assert skew_note([("m", even)]) is None and skew_note([("m", {})]) is None
+    console = Console(record=True, width=100)
+    print_summary_table([("m", {"n": 4, "reward_mean": 0.5, **skewed})], console)
+    assert "skewed" in console.export_text()

@@ -149,7 +149,7 @@ def test_malformed_real_file_is_one_line_error(tmp_path) -> None:
 
 
 @pytest.mark.skipif(not REALDATA.is_dir(), reason="../shared/realdata is absent")
-@pytest.mark.parametrize("task, sizes", [(e1.TASK, [418, 500]), (e4.TASK, [279])])
+@pytest.mark.parametrize("task, sizes", [(e1.TASK, [418, 500]), (e4.TASK, [279, 199])])
 def test_realdata_samples_load_and_score(task, sizes) -> None:
     small = tiny(task, 300, 60)
     report = command.run(small, task.default_real(REALDATA), seed=42)

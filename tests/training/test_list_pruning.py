@@ -88,7 +88,7 @@ def test_nothing_to_search_scores_nothing():
 
 def test_e4s_reward_keeps_only_confirmed_indicators():
     """With E4's own scorer, a correct Phishing call that names confirmed and unconfirmed
-    indicators is cut to the confirmed ones (each alone scores positive evidence)."""
+    indicators is cut to the confirmed ones (each alone scores above citing nothing, −1)."""
     from security_verifiers.training.envs import LoopThread, load_training_env
     from security_verifiers.training.rewards import EnvScorer
 
@@ -105,7 +105,7 @@ def test_e4s_reward_keeps_only_confirmed_indicators():
             return scorer.score([row] * len(batch), batch)
 
         alone = {n: score([answer([n])])[0]["metrics"]["evidence"] for n in names}
-        confirmed = [n for n in names if alone[n] > 0]
+        confirmed = [n for n in names if alone[n] > -1.0]
         if not confirmed or len(confirmed) == len(names):
             continue
         wrong = next(n for n in names if n not in confirmed)

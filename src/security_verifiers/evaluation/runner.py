@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import hashlib
 import json
 import logging
@@ -257,8 +258,28 @@ def check_config(config: EvalConfig) -> None:
         check_rollout_log(config.rollout_log)
 
 
-async def evaluate(config: EvalConfig, console: Console | None = None) -> list[ModelRun]:
-    """Evaluate every model in `config.models`; returns their runs (artifacts are on disk)."""
+ROLLOUT_LIMITER: contextvars.ContextVar[asyncio.Semaphore | None] = contextvars.ContextVar(
+    "sv_rollout_limiter", default=None
+)
+"""A limit shared by several models' rollouts (a sweep's per-provider concurrency)."""
+PLAIN_PROGRESS: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "sv_plain_progress", default=False
+)
+"""Progress as plain lines even on a terminal (models running side by side)."""
+
+
+async def evaluate(
+    config: EvalConfig,
+    console: Console | None = None,
+    *,
+    parallel_models: bool = False,
+    limiters: Mapping[str, asyncio.Semaphore] | None = None,
+) -> list[ModelRun]:
+    """Evaluate every model in `config.models`; returns their runs (artifacts are on disk).
+
+    ``parallel_models`` runs the models side by side (those of a serial provider, local
+    models, one after another); ``limiters`` maps a provider kind to a semaphore every
+    rollout of that provider's models holds while it runs."""
     console = console or Console(stderr=True)
     logging.getLogger("verifiers").setLevel(logging.CRITICAL)
     check_config(config)
@@ -299,12 +320,30 @@ async def evaluate(config: EvalConfig, console: Console | None = None) -> list[M
                     f"[dim]Loaded {entry.env_id} in {_duration(time.perf_counter() - loading)}; "
                     f"evaluating {len(inputs)} examples with {len(specs)} model(s)[/dim]"
                 )
-            for spec in specs:
-                runs.append(
-                    await _evaluate_with_server(
+
+            def job(spec: ModelSpec) -> Coroutine[Any, Any, ModelRun]:
+                limiter = (limiters or {}).get(provider_for(spec).kind)
+                return _limited(
+                    _evaluate_with_server(
                         config, entry, env, inputs, spec, baselines, cache, console, local_servers
-                    )
+                    ),
+                    limiter,
+                    plain=parallel_models,
                 )
+
+            together = [s for s in specs if parallel_models and not provider_for(s).serial]
+            done: dict[str, ModelRun] = {}
+            tasks = [asyncio.ensure_future(job(spec)) for spec in together]
+            try:
+                for spec, run in zip(together, await asyncio.gather(*tasks), strict=True):
+                    done[spec.name] = run
+            except BaseException:
+                await cancel_all(tasks)
+                raise
+            for spec in specs:
+                if spec.name not in done:
+                    done[spec.name] = await job(spec)
+            runs = [done[spec.name] for spec in specs]
         finally:
             if opponent is not None:
                 await opponent.client.close()
@@ -312,6 +351,15 @@ async def evaluate(config: EvalConfig, console: Console | None = None) -> list[M
     for run in runs:
         console.print(f"[dim]{run.spec.name}: {run.run_dir}[/dim]")
     return runs
+
+
+async def _limited(
+    coro: Coroutine[Any, Any, T], limiter: asyncio.Semaphore | None, *, plain: bool
+) -> T:
+    """Run ``coro`` with ``limiter`` held by each of its rollouts (and plain progress)."""
+    ROLLOUT_LIMITER.set(limiter)
+    PLAIN_PROGRESS.set(plain)
+    return await coro
 
 
 async def _evaluate_with_server(
@@ -542,6 +590,8 @@ async def _run_rollouts(
     components = (info.reward_config or {}).get("weights")
     state_columns = list(info.state_columns)
     semaphore = asyncio.Semaphore(concurrency)
+    shared_limit = ROLLOUT_LIMITER.get()
+    plain_only = PLAIN_PROGRESS.get()
     started = time.perf_counter()
     status = "interrupted"
     progress = Progress(
@@ -550,7 +600,7 @@ async def _run_rollouts(
         MofNCompleteColumn(),
         TimeRemainingColumn(),
         console=console,
-        disable=not (config.show_progress and console.is_terminal),
+        disable=not (config.show_progress and console.is_terminal) or plain_only,
         transient=True,
     )
     plain = PlainProgress(
@@ -559,11 +609,11 @@ async def _run_rollouts(
         done=len(kept),
         console=console,
         interval_s=config.progress_interval_s,
-        enabled=config.show_progress and not console.is_terminal,
+        enabled=config.show_progress and (plain_only or not console.is_terminal),
     )
 
     async def one(row: dict[str, Any], task_id: Any) -> None:
-        async with semaphore:
+        async with semaphore, shared_limit or contextlib.nullcontext():
             usage = RolloutUsage()
             ROLLOUT_USAGE.set(usage)  # this task's context: its model calls add to it
             try:

@@ -226,6 +226,7 @@ def print_summary_table(results: Sequence[tuple[str, Mapping[str, Any]]], consol
             table.add_column(header, justify="right", no_wrap=True)
         for i, model in enumerate(models):
             table.add_row(model, *(cells[i] for _, cells in lines))
+        console.print(table)
     else:  # transposed, in as many blocks of models as the width needs
         per_block = max(1, (console.width - 18) // 19)
         for start in range(0, len(models), per_block):
@@ -236,5 +237,24 @@ def print_summary_table(results: Sequence[tuple[str, Mapping[str, Any]]], consol
             for header, cells in lines:
                 table.add_row(header, *cells[start : start + per_block])
             console.print(table)
-        return
-    console.print(table)
+    note = skew_note(results)
+    if note:
+        console.print(note)
+
+
+SKEWED_MINORITY_SHARE = 0.4
+"""Below this share of the rarer gold class, the summary points to the balanced column."""
+
+
+def skew_note(results: Sequence[tuple[str, Mapping[str, Any]]]) -> str | None:
+    """One line naming the gold-label mix when it is skewed enough that a constant answer
+    could look good on the plain mean (then read the class-balanced column)."""
+    for _, summary in results:
+        mix = summary.get("gold_prevalence") or {}
+        if len(mix) >= 2 and min(mix.values()) < SKEWED_MINORITY_SHARE:
+            shares = ", ".join(f"{label} {share:.0%}" for label, share in sorted(mix.items()))
+            return (
+                f"note: the gold labels are skewed ({shares}); a constant answer can score well "
+                "on the plain mean reward, so compare models on 'balanced'"
+            )
+    return None

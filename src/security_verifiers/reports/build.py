@@ -21,6 +21,7 @@ from security_verifiers.reports.redact import display_path, slug, strip_userinfo
 from security_verifiers.reports.runs import Run, Warn, load_runs
 from security_verifiers.reports.section import EnvSection, FigureRef, Report
 from security_verifiers.reports.tables import calibration_bins, metric_table
+from security_verifiers.reports.transcript_view import report_transcripts
 
 
 @dataclass(frozen=True)
@@ -66,10 +67,17 @@ def _sort_key(run: Run) -> tuple[str, str]:
 
 
 def build_section(
-    env_runs: Sequence[Run], figures_dir: Path, *, seed: int = 0, out_dir: Path | None = None
+    env_runs: Sequence[Run],
+    figures_dir: Path,
+    *,
+    seed: int = 0,
+    out_dir: Path | None = None,
+    transcripts: int = 0,
+    redact: bool = True,
 ) -> EnvSection:
-    """One environment's tables and figures; `seed` is for paired comparisons (and for the
-    intervals of a run without a seed of its own)."""
+    """One environment's tables, figures and up to `transcripts` rollouts per run to read;
+    `seed` is for paired comparisons and the transcript sample (and for the intervals of a
+    run without a seed of its own)."""
     runs = sorted(env_runs, key=_sort_key)
     labels = run_labels(runs)
     env_key = runs[0].env_key
@@ -87,6 +95,10 @@ def build_section(
         section.calibration = [
             (label, calibration_bins(run)) for run, label in zip(runs, labels, strict=True)
         ]
+    section.transcripts = [
+        (label, *report_transcripts(run.path, transcripts, seed=seed, redacted=redact))
+        for run, label in zip(runs, labels, strict=True)
+    ]
     for kind in profile.figures:
         path = draw(
             kind,
@@ -109,8 +121,11 @@ def build_report(
     seed: int = 0,
     complete_only: bool = False,
     warn: Warn | None = None,
+    transcripts: int = 30,
+    redact: bool = True,
 ) -> ReportPaths:
-    """Write report.html, report.md and figures/*.png for the runs (dirs or globs).
+    """Write report.html, report.md and figures/*.png for the runs (dirs or globs), with up
+    to `transcripts` rollouts per run to read in the HTML (redacted unless `redact` is off).
 
     Runs that are not complete (partial, running, interrupted) are flagged, with their errored
     rollouts left out of every number; `complete_only` leaves such runs out altogether.
@@ -134,7 +149,15 @@ def build_report(
     for run in runs:
         by_env.setdefault(run.env_key, []).append(run)
     sections = [
-        build_section(by_env[key], figures_dir, seed=seed, out_dir=out) for key in sorted(by_env)
+        build_section(
+            by_env[key],
+            figures_dir,
+            seed=seed,
+            out_dir=out,
+            transcripts=transcripts,
+            redact=redact,
+        )
+        for key in sorted(by_env)
     ]
     shown = [key for s in sections for key in s.table.rows]
     report = Report(

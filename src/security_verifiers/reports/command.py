@@ -31,14 +31,31 @@ def report(
             "rollouts left out of every number.",
         ),
     ] = False,
+    transcripts: Annotated[
+        int,
+        typer.Option(
+            help="Rollouts per run shown as transcripts in report.html (lowest rewards, "
+            "errored, abstained, wrong, tool calls, then a seeded sample); 0 = none."
+        ),
+    ] = 30,
+    no_redact: Annotated[
+        bool,
+        typer.Option("--no-redact", help="Show keys, tokens and URL credentials as stored."),
+    ] = False,
 ) -> None:
-    """Metric tables with 95% CIs, paired comparisons, figures: report.html and report.md."""
+    """Metric tables with 95% CIs, paired comparisons, figures, transcripts to read:
+    report.html and report.md."""
     from security_verifiers.reports.build import build_report  # matplotlib: imported on use
 
     def warn(message: str) -> None:
         typer.echo(f"warning: {message}", err=True)
 
-    paths = build_report(runs, out, seed=seed, complete_only=complete_only, warn=warn)
+    if transcripts < 0:
+        raise typer.BadParameter("give 0 or more", param_hint="--transcripts")
+    paths = build_report(
+        runs, out, seed=seed, complete_only=complete_only, warn=warn,
+        transcripts=transcripts, redact=not no_redact,
+    )  # fmt: skip
     typer.echo(f"report: {paths.html}")
     typer.echo(f"summary: {paths.markdown}")
     typer.echo(f"figures: {len(paths.figures)} in {paths.out_dir / 'figures'}")

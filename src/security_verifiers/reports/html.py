@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 from html import escape
 
+from security_verifiers.reports import transcript_view
 from security_verifiers.reports.definitions import COMMON
 from security_verifiers.reports.redact import strip_userinfo
 from security_verifiers.reports.section import (
@@ -119,6 +120,7 @@ def _section(section: EnvSection) -> str:
                  for b in bins],
             )
         )  # fmt: skip
+    parts.append(transcript_view.render(section.transcripts, f"tx-{section.env_key}"))
     return "\n".join(parts)
 
 
@@ -146,7 +148,8 @@ def render_html(report: Report) -> str:
     body = "\n".join(_section(s) for s in report.sections)
     document = (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-        f"<title>Security Verifiers report</title><style>{STYLE}</style></head>"
+        f"<title>Security Verifiers report</title><style>{STYLE}{transcript_view.STYLE}</style>"
+        f"<script>{transcript_view.SCRIPT}</script></head>"
         f"<body><h1>Security Verifiers report</h1>{notes}\n{body}\n{_definitions(report)}"
         "</body></html>\n"
     )

@@ -8,6 +8,7 @@ from pathlib import Path
 from security_verifiers.reports.compare import Comparison
 from security_verifiers.reports.runs import Run
 from security_verifiers.reports.tables import CalibrationBin, Cell, MetricTable
+from security_verifiers.reports.transcripts import Transcript
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,8 @@ class EnvSection:
     calibration: list[tuple[str, list[CalibrationBin]]] = field(default_factory=list)
     figures: list[FigureRef] = field(default_factory=list)
     provenance: list[tuple[str, list[str]]] = field(default_factory=list)
+    transcripts: list[tuple[str, list[Transcript], str | None]] = field(default_factory=list)
+    """(run label, the rollouts shown, a note when their prompts could not be rebuilt)."""
 
     @property
     def flagged(self) -> list[tuple[str, str]]:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from security_verifiers.environments import resolve_env
 from security_verifiers.errors import UserError
+from security_verifiers.training.tracker import ReportTo, check_reporter
 
 
 class Strict(BaseModel):
@@ -154,6 +155,11 @@ class SFTRecipe(Strict):
     train: SFTTrain = Field(default_factory=SFTTrain)
     save_merged: bool = True
     output_root: Path = Path("outputs/checkpoints")
+    report_to: ReportTo = "none"
+    """Send the trainer's metrics to W&B (`wandb`) or Trackio (`trackio`); opt-in, works
+    offline (training/tracker.py). The checkpoint records where they went."""
+    tracker_project: str | None = None
+    """The tracker's project (default security-verifiers)."""
 
 
 class EnvSettings(Strict):
@@ -209,6 +215,24 @@ class GRPOSettings(Strict):
     save_steps: int = Field(10, ge=1)
     activation_checkpointing: bool = False
     seed: int = 42
+    use_vllm: bool = False
+    """Generate with vLLM (TRL's GRPO vLLM integration; needs a CUDA GPU and the vllm
+    package, checked when training starts). Off: generation with the policy itself."""
+    vllm_mode: Literal["colocate", "server"] = "colocate"
+    """colocate: vLLM in the training process, sharing the GPU; server: a separate
+    `trl vllm-serve` process at `vllm_server_base_url`."""
+    vllm_server_base_url: str | None = Field(None, pattern=r"^https?://[^\s/]+(/.*)?$")
+    """`server` mode: the URL of `trl vllm-serve` (default TRL's http://0.0.0.0:8000)."""
+    vllm_gpu_memory_utilization: float = Field(0.3, gt=0, le=1)
+    """`colocate` mode: the share of GPU memory vLLM may take."""
+    vllm_tensor_parallel_size: int = Field(1, ge=1)
+    """`colocate` mode: GPUs one vLLM engine spans."""
+
+    @model_validator(mode="after")
+    def _vllm(self) -> GRPOSettings:
+        if self.vllm_server_base_url and self.vllm_mode != "server":
+            raise ValueError("vllm_server_base_url is for vllm_mode: server")
+        return self
 
 
 class ExpertIteration(Strict):
@@ -327,11 +351,18 @@ class RLRecipe(Strict):
     lora: LoraSettings = Field(default_factory=LoraSettings)
     save_merged: bool = True
     output_root: Path = Path("outputs/checkpoints")
+    report_to: ReportTo = "none"
+    """Send the trainer's metrics to W&B (`wandb`) or Trackio (`trackio`); opt-in, works
+    offline (training/tracker.py). The checkpoint records where they went."""
+    tracker_project: str | None = None
+    """The tracker's project (default security-verifiers)."""
 
     @model_validator(mode="after")
     def _schedule(self) -> RLRecipe:
         if (self.stages is None) == (self.alternation is None):
             raise ValueError("give exactly one of `stages` (curriculum) or `alternation`")
+        if self.grpo.use_vllm and self.algorithm != "grpo":
+            raise ValueError("grpo.use_vllm applies to algorithm: grpo only")
         for stage in self.schedule():
             missing = [e for e in stage.envs if e not in self.envs]
             if missing:
@@ -390,6 +421,10 @@ def load_recipe(path: Path, kind: type[Recipe], overrides: dict[str, Any] | None
     except ValidationError as exc:
         raise UserError(_describe(exc, str(path))) from None
     _check_envs(recipe, path)
+    try:
+        check_reporter(recipe.report_to)
+    except UserError as exc:
+        raise UserError(f"{path}: {exc}") from None
     return recipe
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 import time
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from security_verifiers.training.rollouts import PolicyHandle, make_rollout_func
 from security_verifiers.training.round_selection import HeldOut, held_out_rows
 from security_verifiers.training.runtime import Runtime, peak_rss_mb, setup_runtime
 from security_verifiers.training.sft import new_adapter
+from security_verifiers.training.tracker import tracker_link, trainer_kwargs
 
 SELF_TARGET = "self"
 
@@ -148,14 +150,42 @@ def stage_rows(
     return out
 
 
+def vllm_options(settings: GRPOSettings) -> dict[str, Any]:
+    """The recipe's vLLM generation options as TRL's GRPOConfig fields."""
+    if not settings.use_vllm:
+        return {"use_vllm": False}
+    out: dict[str, Any] = {"use_vllm": True, "vllm_mode": settings.vllm_mode}
+    if settings.vllm_mode == "server":
+        if settings.vllm_server_base_url:
+            out["vllm_server_base_url"] = settings.vllm_server_base_url
+    else:
+        out["vllm_gpu_memory_utilization"] = settings.vllm_gpu_memory_utilization
+        out["vllm_tensor_parallel_size"] = settings.vllm_tensor_parallel_size
+    return out
+
+
+def check_vllm_machine(settings: GRPOSettings, cuda: bool) -> None:
+    """`use_vllm` needs a CUDA GPU and the vllm package: one line naming what is missing."""
+    if not settings.use_vllm:
+        return
+    missing = [what for what, ok in (("a CUDA GPU", cuda),
+                                     ("the vllm package", find_spec("vllm") is not None))
+               if not ok]  # fmt: skip
+    if missing:
+        raise UserError(f"grpo.use_vllm: needs {' and '.join(missing)}, which this machine "
+                        "lacks; set grpo.use_vllm: false to generate with the policy")  # fmt: skip
+
+
 def grpo_args(
     settings: GRPOSettings,
     stage_steps: int,
     output_dir: Path,
     weights: list[float],
     runtime: Runtime | None = None,
+    tracking: dict[str, Any] | None = None,
 ):
-    """TRL's GRPOConfig; dtype is the recipe's (TRL would otherwise default to bf16)."""
+    """TRL's GRPOConfig; dtype is the recipe's (TRL would otherwise default to bf16).
+    `tracking`: the tracker's TrainingArguments fields (tracker.trainer_kwargs)."""
     from trl import GRPOConfig
 
     runtime = runtime or setup_runtime(None, "float32")
@@ -178,7 +208,8 @@ def grpo_args(
         save_total_limit=1,
         seed=settings.seed,
         data_seed=settings.seed,
-        report_to="none",
+        **(tracking or {"report_to": "none"}),
+        **vllm_options(settings),
         use_cpu=not cuda,
         bf16=runtime.bf16,
         fp16=runtime.fp16,
@@ -202,6 +233,8 @@ def run_rl(recipe: RLRecipe, console: Console | None = None, source: Path | None
         console.print(f"[yellow]Note:[/yellow] {runtime.notice}")
     console.print(f"Runtime: {runtime.device}, {runtime.dtype}, {runtime.threads} threads")
     g = recipe.grpo
+    if recipe.algorithm == "grpo":
+        check_vllm_machine(g, runtime.device == "cuda")
     ref = resolve_checkpoint(recipe.model, checkpoint_root=recipe.output_root)
     loop = LoopThread()
     policy = PolicyHandle(
@@ -303,12 +336,22 @@ def run_rl(recipe: RLRecipe, console: Console | None = None, source: Path | None
                 model=model,
                 reward_funcs=funcs,
                 args=grpo_args(
-                    g, stage.steps, ckpt.trainer_dir / f"stage{index + 1}", weights, runtime
+                    g,
+                    stage.steps,
+                    ckpt.trainer_dir / f"stage{index + 1}",
+                    weights,
+                    runtime,
+                    trainer_kwargs(recipe.report_to, recipe.tracker_project, ckpt.root.name),
                 ),
                 train_dataset=Dataset.from_list(rows),
                 processing_class=tokenizer,
                 rollout_func=rollout_func,
             )
+            if recipe.report_to != "none":
+                trainer.add_callback(tracker_link(
+                    recipe.report_to, recipe.tracker_project, ckpt.root.name,
+                    lambda record: ckpt.mark("running", tracker=record),
+                ))  # fmt: skip
             try:
                 with sigterm_as_interrupt():
                     trainer.train()

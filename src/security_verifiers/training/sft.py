@@ -30,6 +30,7 @@ from security_verifiers.training.runtime import (
     setup_runtime,
 )
 from security_verifiers.training.sft_data import build_sft_examples
+from security_verifiers.training.tracker import tracker_link, trainer_kwargs
 
 
 def adapted_layers(settings: LoraSettings, num_layers: int) -> list[int] | None:
@@ -150,6 +151,11 @@ def run_sft(recipe: SFTRecipe, console: Console | None = None) -> Path:
         ckpt.mark("failed")
         raise
     ckpt.mark("running", max_steps=trainer.args.max_steps)  # `train.epochs` sets the count
+    if recipe.report_to != "none":
+        trainer.add_callback(tracker_link(
+            recipe.report_to, recipe.tracker_project, ckpt.root.name,
+            lambda record: ckpt.mark("running", tracker=record),
+        ))  # fmt: skip
     status, result, failure = "failed", None, None
     try:
         with sigterm_as_interrupt():
@@ -222,7 +228,7 @@ def sft_args(recipe: SFTRecipe, runtime: Runtime, output_dir: Path, n_examples: 
         pad_to_multiple_of=train.pad_to_multiple_of,
         seed=train.seed,
         data_seed=train.seed,
-        report_to="none",
+        **trainer_kwargs(recipe.report_to, recipe.tracker_project, Path(output_dir).parent.name),
         use_cpu=not cuda,
         bf16=runtime.bf16,
         fp16=runtime.fp16,
