@@ -96,7 +96,7 @@ def build_section(
             (label, calibration_bins(run)) for run, label in zip(runs, labels, strict=True)
         ]
     section.transcripts = [
-        (label, *report_transcripts(run.path, transcripts, seed=seed, redacted=redact))
+        (label, *report_transcripts(run, transcripts, seed=seed, redacted=redact))
         for run, label in zip(runs, labels, strict=True)
     ]
     for kind in profile.figures:

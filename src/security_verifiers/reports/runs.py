@@ -182,7 +182,7 @@ def _read_bytes(path: Path) -> bytes:
         raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def read_json_object(path: Path) -> dict[str, Any]:
     raw = _read_bytes(path)
     try:
         data = json.loads(raw.decode("utf-8"))
@@ -208,7 +208,7 @@ def _line_problem(line: bytes) -> tuple[dict[str, Any] | None, str]:
     return row, ""
 
 
-def _read_rows(path: Path, warn: Warn) -> list[dict[str, Any]]:
+def read_results(path: Path, warn: Warn) -> list[dict[str, Any]]:
     """The JSON-object lines of results.jsonl; an unreadable line is skipped with a warning
     naming the file and line (split on newlines only: JSON text may hold U+2028)."""
     rows, skipped = [], 0
@@ -242,9 +242,9 @@ def load_run(run_dir: str | Path, warn: Warn | None = None) -> Run:
         raise UserError(f"{path} is unfinished (no {SUMMARY} or {RESULTS}); resume it first")
     return Run(
         path,
-        _read_json(path / METADATA),
-        _read_json(path / SUMMARY),
-        _read_rows(path / RESULTS, warn or warn_on_stderr),
+        read_json_object(path / METADATA),
+        read_json_object(path / SUMMARY),
+        read_results(path / RESULTS, warn or warn_on_stderr),
     )
 
 

@@ -15,9 +15,8 @@ import random
 import re
 from collections.abc import Sequence
 from html import escape
-from pathlib import Path
 
-from security_verifiers.errors import UserError
+from security_verifiers.reports.runs import Run
 from security_verifiers.reports.transcripts import Transcript, transcripts
 
 FILTERS = ("all", "wrong", "errored", "abstained", "tool-calls", "lowest-reward")
@@ -53,18 +52,21 @@ def pick(records: Sequence[Transcript], per_run: int, seed: int) -> list[Transcr
 
 
 def report_transcripts(
-    run_dir: Path, per_run: int, *, seed: int = 0, redacted: bool = True
+    run: Run, per_run: int, *, seed: int = 0, redacted: bool = True
 ) -> tuple[list[Transcript], str | None]:
     """(the chosen transcripts with their prompts, a note when the prompts could not be
-    rebuilt) for one run."""
+    rebuilt) for one run of the report."""
     if per_run <= 0:
         return [], None
-    chosen = pick(transcripts(run_dir, with_prompts=False, redacted=redacted), per_run, seed)
+    loaded = (run.metadata, run.rows)
+    chosen = pick(
+        transcripts(run.path, with_prompts=False, redacted=redacted, loaded=loaded), per_run, seed
+    )
     ids = {r.example_id for r in chosen}
     try:
-        full = transcripts(run_dir, redacted=redacted, ids=ids)
-    except UserError as exc:
-        return chosen, str(exc)
+        full = transcripts(run.path, redacted=redacted, ids=ids, loaded=loaded)
+    except Exception:  # best effort: the report never fails for want of a prompt
+        return chosen, "the run's environment cannot be rebuilt here"
     by_id = {r.example_id: r for r in full}
     return [by_id.get(r.example_id, r) for r in chosen], None
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from security_verifiers.errors import UserError
 from security_verifiers.models.spec import redact
+from security_verifiers.reports.runs import Warn, read_json_object, read_results, warn_on_stderr
 
 OUTCOMES = ("wrong", "errored", "abstained", "tool-calls", "lowest-reward", "right", "all")
 """Filters of `sv sample` and the report (``all``: no filter)."""
@@ -66,21 +67,16 @@ class Transcript:
         return "right" if score > 0 else "wrong"
 
 
-def read_rows(run_dir: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(metadata, results rows) of one run directory; a bad directory is one line."""
+def read_rows(
+    run_dir: Path, warn: Warn | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(metadata, results rows) of one run directory, read as the report reads them: an
+    unreadable line is skipped with a warning naming the file and line; a bad directory is
+    one line."""
     meta_path, results_path = run_dir / "metadata.json", run_dir / "results.jsonl"
     if not results_path.is_file() or not meta_path.is_file():
         raise UserError(f"{run_dir}: not a run directory (no metadata.json / results.jsonl)")
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    rows = []
-    for line_no, line in enumerate(results_path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            raise UserError(f"{results_path}:{line_no}: not a JSON record") from None
-    return meta, rows
+    return read_json_object(meta_path), read_results(results_path, warn or warn_on_stderr)
 
 
 def run_dirs(paths: Iterable[str | Path]) -> list[Path]:
@@ -124,10 +120,11 @@ def transcripts(
     with_prompts: bool = True,
     redacted: bool = True,
     ids: set[int] | None = None,
+    loaded: tuple[dict[str, Any], list[dict[str, Any]]] | None = None,
 ) -> list[Transcript]:
     """Every rollout of one run (or those with the given example ids) as a
-    :class:`Transcript`."""
-    meta, rows = read_rows(run_dir)
+    :class:`Transcript`; `loaded` is the run's (metadata, rows) when already read."""
+    meta, rows = loaded or read_rows(run_dir)
     if ids is not None:
         rows = [r for r in rows if int(r["example_id"]) in ids]
     prompts = _prompts(meta, {int(r["example_id"]) for r in rows}) if with_prompts else {}
