@@ -96,8 +96,11 @@ sandbox-tools:
 	@command -v setpriv >/dev/null || { echo "E3 needs setpriv (util-linux)" >&2; exit 1; }
 
 # the main suite, then the v1 smoke tests under verifiers 0.4 in their own small venv
+# two workers (pytest-xdist): one file per group, the training tests in one group
+# (tests/conftest.py); TEST_WORKERS=0 runs them in this process
+TEST_WORKERS ?= 2
 test:
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -m "not slow" $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadgroup)
 	$(MAKE) test-v1
 
 # Every environment's default dataset under outputs/datasets/<env>/<date>/ (validated, split).

@@ -19,8 +19,29 @@ import pytest
 
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # one OpenMP thread per xdist worker: two workers of two spinning threads each on two
+    # cores slowed the torch-heavy tests (E6's embedder) ~4x; code that sets its own thread
+    # count still does
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
+TRAINING_TESTS = Path(__file__).resolve().parent / "training"
+OWN_GROUP = {"test_proof_smoke.py"}
+"""Training test files that run every stage as its own `sv` process: a group of their own."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Groups for `pytest -n N --dist loadgroup` (what `make test` runs): one file per group,
+    so module fixtures are built once, and every training test in one group, run by one
+    worker in file order (spread over two workers by file, a GGUF round trip and the llama
+    sampler found tied weights left on the meta device: an order dependence not yet found, so
+    their order stays the sequential one)."""
+    for item in items:
+        path = Path(str(item.fspath)).resolve()
+        shared = TRAINING_TESTS in path.parents and path.name not in OWN_GROUP
+        group = "training" if shared else str(path)
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture

@@ -70,7 +70,7 @@ def test_toml_and_yaml_expand_to_the_cross_product(tmp_path: Path):
     assert {p.config.output_root for p in plan} == {Path("outputs/sweeps/t/runs")}
 
 
-@pytest.mark.parametrize("name", ["weekly-e1-e4.yaml", "full.yaml"])
+@pytest.mark.parametrize("name", ["weekly-e1-e4.yaml", "full.yaml", "weekly-offline.yaml"])
 def test_example_sweeps_are_valid(name: str):
     sweep = load_sweep(ROOT / "configs" / "sweeps" / name)
     envs = {task.env for task in sweep.tasks}
@@ -153,3 +153,27 @@ def test_killed_sweep_resumes_exactly_and_keeps_the_provider_limit(tmp_path: Pat
     assert stats.max_in_flight <= 2
     assert stats.requests <= 2 * n + 4  # only the missing rollouts (plus in-flight ones) again
     assert json.loads((out / "sweep.json").read_text())["status"] == "complete"
+
+
+def test_errored_rollouts_are_retried_by_the_sweep(tmp_path: Path):
+    """A server that fails its first requests past the client's retries leaves errored
+    rollouts; the sweep's retry round requests exactly those again and ends complete."""
+    n = 6
+    policy = baseline_policies(resolve_env("e1"))["heuristic"]
+    flaky = PolicyServer(policy, "flaky", fail_first=3, fail_status=503)
+    out = tmp_path / "out"
+    with serve_in_thread(flaky) as url:
+        sweep = write(
+            tmp_path,
+            f"name: flaky\noutput_dir: {out}\nmodels: [flaky@{url}]\n"
+            f"defaults: {{n: {n}, max_concurrent: 1, max_retries: 0}}\nretry_rounds: 1\n"
+            "tasks: [{env: e1}]\n",
+        )
+        result = CliRunner().invoke(app, ["eval-set", str(sweep), "--quiet", "--no-report"])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "sweep.json").read_text())
+    assert manifest["status"] == "complete" and manifest["runs"][0]["n_errors"] == 0
+    (rows,) = results(out / "runs").values()
+    ids = [row["example_id"] for row in rows if not row.get("error")]
+    assert sorted(ids) == sorted(set(ids)) and len(ids) == n
+    assert flaky.stats.requests == n + 3  # each failed rollout requested once more
