@@ -58,6 +58,8 @@ setup: $(PY)
 	test -x .tools/inspect/bin/python || $(PYTHON) -m venv .tools/inspect
 	.tools/inspect/bin/pip install --quiet "inspect-ai==$(INSPECT_VERSION)"
 	$(MAKE) sandbox-tools
+	@# the verifiers 0.4 venv of `make test-v1` (~3.5 min), so `make test` only runs tests
+	$(MAKE) $(V1_VENV)/.sv-installed
 
 # llama-cpp-python for this CPU's AVX-512 (setup picks it where the CPU has the flags below).
 # E4 evals of the 135M model: 2.85-3.1 instead of 3.65-3.75 s per item (issue 21 note). AMX
