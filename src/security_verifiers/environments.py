@@ -63,15 +63,41 @@ class EnvEntry:
         return spec
 
     def hook(self, name: str):
-        """The spec's hook `name` (e.g. "data_adapter"), imported; None when it has none."""
+        """The spec's hook `name` (e.g. "data_adapter"), imported; None when it has none.
+
+        A hook left at its default (`<module>:<name>`) that the module does not define is no
+        hook; a reference the spec names that does not resolve is an error naming both."""
+        spec = self.spec
+        ref = getattr(spec, name, None)
+        if not ref:
+            return None
+        module_name, _, attribute = str(ref).partition(":")
         try:
-            return self.spec.hook(name)
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name and module_name.startswith(exc.name) and exc.name != self.module_name:
+                raise UserError(
+                    f"environment '{self.env_id}': hook {name} = '{ref}' names module "
+                    f"'{module_name}', which does not exist"
+                ) from None
+            raise UserError(
+                f"environment '{self.env_id}' is not installed ({exc}); run `make setup`"
+            ) from None
         except ImportError as exc:
             raise UserError(
                 f"environment '{self.env_id}' is not installed ({exc}); run `make setup`"
             ) from None
-        except AttributeError:
-            return None
+        obj = module
+        for part in attribute.split(".") if attribute else ():
+            if not hasattr(obj, part):
+                if ref == f"{spec.module}:{name}":
+                    return None  # the default name, not defined: no hook
+                raise UserError(
+                    f"environment '{self.env_id}': hook {name} = '{ref}' names nothing "
+                    f"('{part}' is not defined in {module_name})"
+                )
+            obj = getattr(obj, part)
+        return obj
 
 
 def _natural(key: str) -> tuple:
@@ -82,10 +108,18 @@ def _natural(key: str) -> tuple:
 def _discover() -> dict[str, EnvEntry]:
     found: dict[str, EnvEntry] = {}
     for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name in found or ep.dist is None:
+        if ep.dist is None:
             continue
         env_id = ep.dist.metadata["Name"]
-        found[ep.name] = EnvEntry(ep.name, env_id, ep)
+        seen = found.get(ep.name)
+        if seen is not None and seen.env_id != env_id:
+            first = seen.entry_point.value if seen.entry_point else "?"
+            raise UserError(
+                f"environment key '{ep.name}' is registered twice: by {seen.env_id} ({first}) "
+                f"and by {env_id} ({ep.value}); rename one of the two entry points"
+            )
+        if seen is None:
+            found[ep.name] = EnvEntry(ep.name, env_id, ep)
     return {key: found[key] for key in sorted(found, key=_natural)}
 
 

@@ -39,6 +39,7 @@ from security_verifiers.evaluation.preflight import (
     write_failed_message,
 )
 from security_verifiers.evaluation.provenance import (
+    PACKAGES,
     code_version,
     git_state,
     package_versions,
@@ -554,7 +555,7 @@ async def _run_rollouts(
                 "code": code,
             },
         ],
-        "packages": package_versions(),
+        "packages": package_versions((*PACKAGES, entry.env_id)),
         "platform": platform_info(),
         "max_concurrent": concurrency,
         "structured_output": (sampling.get("response_format") or {}).get("type"),
