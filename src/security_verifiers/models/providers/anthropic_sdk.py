@@ -16,7 +16,6 @@ from typing import Any
 
 import httpx2
 
-from security_verifiers.errors import UserError
 from security_verifiers.models.capabilities import (
     CapabilityTable,
     ModelCapabilities,
@@ -24,6 +23,7 @@ from security_verifiers.models.capabilities import (
 )
 from security_verifiers.models.pricing import list_price
 from security_verifiers.models.providers.base import ClientOptions, Provider, ResolveContext
+from security_verifiers.models.providers.sdk_models import parse_sdk_model
 from security_verifiers.models.providers.sdk_transport import (
     SDKConnectionError,
     SDKStatusError,
@@ -35,7 +35,7 @@ from security_verifiers.models.providers.sdk_transport import (
     text_of,
     tool_arguments,
 )
-from security_verifiers.models.spec import ModelSpec, check_url
+from security_verifiers.models.spec import ModelSpec
 
 PREFIX = "anthropic/"
 API_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -188,19 +188,10 @@ class AnthropicProvider(Provider):
     order = 40
 
     def parse(self, name: str, ctx: ResolveContext) -> ModelSpec | None:
-        if not name.startswith(PREFIX):
-            return None
-        model_id, _, url = name.removeprefix(PREFIX).partition("@")
-        if not model_id:
-            raise UserError(f"model '{name}': expected {PREFIX}<model>[@http(s)://HOST[:PORT]]")
-        if url:
-            url = check_url(url, f"model '{PREFIX}{model_id}': URL")
-        elif os.environ.get(BASE_URL_ENV):
-            url = check_url(os.environ[BASE_URL_ENV], BASE_URL_ENV)
-        url = url or DEFAULT_BASE_URL
-        if url == DEFAULT_BASE_URL and not os.environ.get(API_KEY_ENV):
-            raise UserError(f"model '{name}' needs an API key: set {API_KEY_ENV}")
-        return ModelSpec(name, model_id, self.kind, url, API_KEY_ENV)
+        return parse_sdk_model(
+            name, prefix=PREFIX, kind=self.kind, base_url_env=BASE_URL_ENV,
+            default_base_url=DEFAULT_BASE_URL, key_envs=(API_KEY_ENV,),
+        )  # fmt: skip
 
     def help_lines(self) -> list[tuple[str, str]]:
         return [(f"{PREFIX}<model>[@URL]", f"Claude via the anthropic SDK (${API_KEY_ENV})")]

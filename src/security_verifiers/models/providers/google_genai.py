@@ -14,10 +14,10 @@ from typing import Any
 
 import httpx2
 
-from security_verifiers.errors import UserError
 from security_verifiers.models.capabilities import CapabilityTable, ModelCapabilities
 from security_verifiers.models.pricing import list_price
 from security_verifiers.models.providers.base import ClientOptions, Provider, ResolveContext
+from security_verifiers.models.providers.sdk_models import parse_sdk_model
 from security_verifiers.models.providers.sdk_transport import (
     SDKConnectionError,
     SDKStatusError,
@@ -29,7 +29,7 @@ from security_verifiers.models.providers.sdk_transport import (
     text_of,
     tool_arguments,
 )
-from security_verifiers.models.spec import ModelSpec, check_url
+from security_verifiers.models.spec import ModelSpec
 
 PREFIX = "google/"
 API_KEY_ENVS = ("GOOGLE_API_KEY", "GEMINI_API_KEY")
@@ -195,20 +195,10 @@ class GoogleProvider(Provider):
     order = 40
 
     def parse(self, name: str, ctx: ResolveContext) -> ModelSpec | None:
-        if not name.startswith(PREFIX):
-            return None
-        model_id, _, url = name.removeprefix(PREFIX).partition("@")
-        if not model_id:
-            raise UserError(f"model '{name}': expected {PREFIX}<model>[@http(s)://HOST[:PORT]]")
-        if url:
-            url = check_url(url, f"model '{PREFIX}{model_id}': URL")
-        elif os.environ.get(BASE_URL_ENV):
-            url = check_url(os.environ[BASE_URL_ENV], BASE_URL_ENV)
-        url = url or DEFAULT_BASE_URL
-        if url == DEFAULT_BASE_URL and api_key() is None:
-            raise UserError(f"model '{name}' needs an API key: set {' or '.join(API_KEY_ENVS)}")
-        key_env = next((e for e in API_KEY_ENVS if os.environ.get(e)), API_KEY_ENVS[0])
-        return ModelSpec(name, model_id, self.kind, url, key_env)
+        return parse_sdk_model(
+            name, prefix=PREFIX, kind=self.kind, base_url_env=BASE_URL_ENV,
+            default_base_url=DEFAULT_BASE_URL, key_envs=API_KEY_ENVS,
+        )  # fmt: skip
 
     def help_lines(self) -> list[tuple[str, str]]:
         return [(f"{PREFIX}<model>[@URL]", "Gemini via the google-genai SDK ($GEMINI_API_KEY)")]
