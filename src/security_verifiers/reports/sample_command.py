@@ -51,8 +51,7 @@ def sample(
     full = {
         (d, r.example_id): r
         for d, ids in by_run.items()
-        for r in load(d, redacted=not no_redact)
-        if r.example_id in ids
+        for r in load(d, redacted=not no_redact, ids=ids)
     }
     for record in picked:
         shown = full[(record.run_dir, record.example_id)]
