@@ -253,8 +253,7 @@ probes:
 # reward micro-benchmarks. A fast check of the machinery: make bench ARGS=--quick
 bench:
 	$(PY) -m security_verifiers.bench --local $(ARGS)
-	$(PY) -m security_verifiers.bench_e2
-	$(PY) -m security_verifiers.bench_e3
+	$(PY) -m security_verifiers.reward_bench
 
 clean:
 	rm -rf .pytest_cache .ruff_cache .hypothesis build dist

@@ -20,9 +20,9 @@ reports:
   also share one GIL). Per concurrency, ``cores_used`` = CPU seconds per wall second.
 
 Scoring is kept *cold* (the default): every rollout gets its own episode id, so no two rollouts
-share a memoised score, and E2's in-process scan cache is bypassed, so each patched config is
-really re-scanned, as for a training run's distinct completions. ``--warm-caches`` measures
-with those caches on instead.
+share a memoised score, and each environment's process-wide caches are made to miss (its spec's
+`cold_caches` hook; E2: the scan cache, so each patched config is really re-scanned), as for a
+training run's distinct completions. ``--warm-caches`` measures with those caches on instead.
 
 ``--local`` adds the local model (llama.cpp server started by `models.local_server`) against
 bare llama-cpp-python on the same GGUF and prompts (`bench_local`).
@@ -87,21 +87,6 @@ def _unique(row: Mapping[str, Any], tag: str) -> dict[str, Any]:
         info["id"] = f"{info.get('id')}#{tag}"
         out["info"] = info
     return out
-
-
-def _bypass_scan_cache() -> None:
-    """E2 re-scans every patched config (its process-wide scan cache never hits)."""
-    try:
-        from sv_env_config_verification import oracle
-        from sv_env_config_verification.scan_cache import ScanCache
-    except ImportError:
-        return
-
-    class NoHits(ScanCache):
-        def get(self, key: str) -> None:  # type: ignore[override]
-            return None
-
-    oracle.DEFAULT_CACHE = NoHits()
 
 
 async def _drive(
@@ -205,8 +190,9 @@ def worker(args: argparse.Namespace) -> dict[str, Any]:
     start = time.perf_counter()
     env = load_env(entry, env_args_for(entry.key, args.base_url))
     load_s = time.perf_counter() - start
-    if not args.warm_caches:
-        _bypass_scan_cache()
+    cold_caches = None if args.warm_caches else entry.spec.hook("cold_caches")
+    if cold_caches is not None:
+        cold_caches()
     rows = list(env.get_eval_dataset())
 
     async def run() -> dict[str, Any]:

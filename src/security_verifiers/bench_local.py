@@ -1,8 +1,9 @@
 """`make bench` (local model part): the harness's local backends against bare llama-cpp-python.
 
 Same GGUF (the shipped ``local/smollm2-135m`` unless ``--gguf``), same requests: the first
-``--prompts`` E1 episodes with E1's answer schema (``response_format`` json_object + schema, as
-`sv eval` sends for local models), greedy, fixed seed. Three sides:
+``--prompts`` episodes of ``--env`` (default: the first environment with a classification report,
+E1) with its answer schema (``response_format`` json_object + schema, as `sv eval` sends for
+local models), greedy, fixed seed. Three sides:
 
 * bare: an in-process ``llama_cpp.Llama`` built with the harness's `LlamaSettings`, called with
   ``create_chat_completion`` and the request's arguments as llama-cpp-python's server fills
@@ -32,13 +33,14 @@ MAX_TOKENS = 96
 SEED = 42
 
 
-def requests_for(count: int) -> list[dict[str, Any]]:
-    """Chat requests (OpenAI bodies) for the first `count` E1 episodes."""
-    from security_verifiers.environments import resolve_env
+def requests_for(count: int, env_name: str | None = None) -> list[dict[str, Any]]:
+    """Chat requests (OpenAI bodies) for the first `count` episodes of `env_name` (default:
+    the first environment whose spec has a classification report)."""
+    from security_verifiers.environments import default_env, resolve_env
     from security_verifiers.evaluation.runner import load_env
     from sv_shared.spec import LoadedEnvInfo
 
-    env = load_env(resolve_env("e1"), {})
+    env = load_env(resolve_env(env_name or default_env("report")), {})
     schema = LoadedEnvInfo.of(env).answer_schema
     bodies = []
     for row in list(env.get_eval_dataset())[:count]:
@@ -111,6 +113,9 @@ def _server_side(server: Any) -> Call:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--gguf", default=None, help="GGUF file (default: local/smollm2-135m)")
+    parser.add_argument(
+        "--env", default=None, help="environment of the prompts (default: the first classifier)"
+    )
     parser.add_argument("--prompts", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="1 prompt, 1 repeat")
@@ -132,7 +137,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if args.gguf
         else builtin_gguf_path(DEFAULT_LOCAL_MODEL.removeprefix(LOCAL_PREFIX))
     )
-    bodies = requests_for(args.prompts)
+    bodies = requests_for(args.prompts, args.env)
     server = LlamaCppServer(gguf=gguf, alias="bench-local")
     model = InProcessLlama(gguf=gguf, alias="bench-local")
     with asyncio.Runner() as runner:

@@ -20,6 +20,7 @@ from security_verifiers.env_file import load_env_file
 from security_verifiers.environments import (
     ENVIRONMENTS,
     baseline_policies,
+    default_env,
     resolve_env,
 )
 from security_verifiers.errors import Interrupted, RolloutsFailed, UserError
@@ -62,13 +63,13 @@ def parse_env_args(pairs: list[str], json_blob: str | None) -> dict[str, Any]:
     return args
 
 
-def default_models(api_key_env: str, base_url: str | None, env: str = "e1") -> list[str]:
+def default_models(api_key_env: str, base_url: str | None, env: str | None = None) -> list[str]:
     """A remote model when a key is configured, else the local LLM (or, without it, the
     built-in heuristic)."""
     if os.environ.get(api_key_env) and not base_url and not os.environ.get("OPENAI_BASE_URL"):
         return [DEFAULT_REMOTE_MODEL]
     offline = DEFAULT_LOCAL_MODEL if local_runtime_available() else DEFAULT_OFFLINE_MODEL
-    key = resolve_env(env).key
+    key = resolve_env(env).key if env else default_env()
     console.print(
         f"[dim]No models given and no ${api_key_env}: using '{offline}'. "
         f"Pass --models to choose (see `sv models {key}`).[/dim]"
@@ -316,7 +317,8 @@ def tournament_command(
         raise typer.BadParameter("give at least one attacker and one defender")
     check_eval_numbers(n, 1, 0, 1.0)
     try:
-        base = EvalConfig(env="e5", models=[], n=None if n == -1 else n, seed=seed,
+        base = EvalConfig(env=default_env("needs_target"), models=[], seed=seed,
+                          n=None if n == -1 else n,
                           max_tokens=max_tokens, env_args=parse_env_args(env_arg or [], None),
                           show_progress=not quiet and sys.stderr.isatty())  # fmt: skip
     except pydantic.ValidationError as exc:
@@ -411,6 +413,10 @@ app.add_typer(train_app, name="train")
 
 @app.command("envs")
 def envs_command(
+    env: Annotated[str | None, typer.Argument(help="Show this environment only.")] = None,
+    args: Annotated[
+        bool, typer.Option("--args", help="Print the environment's arguments (typed config).")
+    ] = False,
     key: Annotated[
         str | None, typer.Option("--key", help="Print only the short name of this environment.")
     ] = None,
@@ -419,14 +425,28 @@ def envs_command(
     if key is not None:
         typer.echo(resolve_env(key).key)
         return
+    if args and env is None:
+        raise UserError("--args: name the environment, e.g. `sv envs network-logs --args`")
+    if env is not None:
+        from security_verifiers.env_config_view import format_args
+
+        entry = resolve_env(env)
+        typer.echo(
+            format_args(entry) if args else f"{entry.key}\t{entry.env_id}\t{entry.spec.summary}"
+        )
+        return
     for entry in ENVIRONMENTS.values():
         typer.echo(f"{entry.key}\t{entry.env_id}")
 
 
 @app.command("models")
-def models_command(env: Annotated[str, typer.Argument(help="Environment.")] = "e1") -> None:
+def models_command(
+    env: Annotated[
+        str | None, typer.Argument(help="Environment (default: the first `sv envs` lists).")
+    ] = None,
+) -> None:
     """The built-in models of an environment (oracles marked) and the other model providers."""
-    entry = resolve_env(env)
+    entry = resolve_env(env or default_env())
     oracles = entry.spec.oracles
     typer.echo(f"Built-in models of {entry.key} ({entry.env_id}), answered in-process:")
     names = sorted(baseline_policies(entry))
@@ -458,7 +478,10 @@ def models_command(env: Annotated[str, typer.Argument(help="Environment.")] = "e
 
 @app.command("serve")
 def serve_command(
-    env: Annotated[str, typer.Argument(help="Environment whose baseline to serve.")] = "e1",
+    env: Annotated[
+        str | None,
+        typer.Argument(help="Environment whose baseline to serve (default: the first listed)."),
+    ] = None,
     policy: Annotated[str, typer.Option(help="Built-in model to serve.")] = "heuristic",
     port: Annotated[int, typer.Option(help="Port on 127.0.0.1.")] = 8000,
     latency: Annotated[float, typer.Option(help="Simulated seconds per completion.")] = 0.0,
@@ -466,7 +489,7 @@ def serve_command(
     """Serve a built-in model over the OpenAI chat-completions protocol on 127.0.0.1."""
     from security_verifiers.serving import PolicyServer, serve_forever
 
-    policies = baseline_policies(resolve_env(env))
+    policies = baseline_policies(resolve_env(env or default_env()))
     if policy not in policies:
         raise UserError(f"unknown built-in model '{policy}'; available: {', '.join(policies)}")
     console.print(f"Serving '{policy}' at http://127.0.0.1:{port}/v1 (Ctrl-C to stop)")

@@ -162,6 +162,31 @@ def resolve_env(name: str) -> EnvEntry:
     raise UserError(f"unknown environment '{name}'; available: {known or 'none installed'}")
 
 
+def entries_with(spec_field: str | None = None) -> list[EnvEntry]:
+    """Registered environments (in key order) whose spec sets `spec_field` (all when None).
+    A field that holds a profile counts as set when the profile has a positive label."""
+
+    def has(entry: EnvEntry) -> bool:
+        if spec_field is None:
+            return True
+        value = getattr(entry.spec, spec_field)
+        if spec_field == "report":
+            return value.positive_label is not None
+        return bool(value)
+
+    return [entry for entry in ENVIRONMENTS.values() if has(entry)]
+
+
+def default_env(spec_field: str | None = None) -> str:
+    """The key of the first registered environment whose spec sets `spec_field` (a default
+    for options that take an environment, so the harness names none itself)."""
+    entries = entries_with(spec_field)
+    if not entries:
+        wanted = f" with {spec_field}" if spec_field else ""
+        raise UserError(f"no installed environment{wanted}; run `make setup`")
+    return entries[0].key
+
+
 def is_oracle(entry: EnvEntry, name: str) -> bool:
     """Built-in models that read the labels or the scoring tools' output: upper bounds for the
     reward, not baselines a model competes with (listed in each environment's spec)."""

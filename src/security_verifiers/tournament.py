@@ -22,7 +22,6 @@ from security_verifiers.evaluation.config import EvalConfig
 from security_verifiers.evaluation.runner import evaluate
 
 SUCCESS_METRIC = "attack_success_rate"
-ATTACK_ENV = "e5"
 
 
 @dataclass
@@ -65,7 +64,7 @@ async def play_round(
         result.success[attacker] = {}
         result.runs[attacker] = {}
     for defender in defenders:
-        update = {"env": ATTACK_ENV, "models": list(attackers), "target": defender,
+        update = {"env": base.env, "models": list(attackers), "target": defender,
                   "output_root": directory / "runs"}  # fmt: skip
         config = base.model_copy(update=update)
         for run in await evaluate(config, console):

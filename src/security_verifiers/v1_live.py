@@ -20,17 +20,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from security_verifiers.environments import baseline_policies, resolve_env
+from security_verifiers.environments import (
+    baseline_policies,
+    default_env,
+    entries_with,
+    resolve_env,
+)
 from security_verifiers.errors import UserError
 from security_verifiers.models.openai_protocol import ChatPolicy, ChatRequest, ToolCallReply
 from security_verifiers.serving import PolicyServer, serve_in_thread
@@ -41,31 +45,29 @@ MODEL_ID = "sv-live-policy"
 TARGET_ID = "sv-live-target"
 API_KEY_VAR = "SV_LIVE_API_KEY"
 SEED = 42
-URL = re.compile(r"https?://[^\s\"'<>]+")
 TOLERANCE = 1e-9
+FirstToolCall = Callable[[str], tuple[str, dict[str, Any]] | None]
 
 
-def first_link_lookup(answer: ChatPolicy) -> ChatPolicy:
-    """E4 in tool mode: call `lookup_url` on the email's first link, then answer as `answer`
-    does (emails without a link are answered at once)."""
+def scripted_tool_caller(first_call: FirstToolCall, answer: ChatPolicy) -> ChatPolicy:
+    """Tool mode: make the environment's scripted tool call (its spec's `tool_policy`), then
+    answer as `answer` does (prompts it makes no call for are answered at once)."""
 
     def policy(chat: ChatRequest) -> str | ToolCallReply:
         if not any(message.get("role") == "tool" for message in chat.messages):
-            link = URL.search(chat.last_user_text())
-            if link:
-                return ToolCallReply(calls=[("lookup_url", {"url": link.group(0)})])
+            call = first_call(chat.last_user_text())
+            if call is not None:
+                return ToolCallReply(calls=[call])
         return answer(chat)
 
     return policy
 
 
-TOOL_CALLERS = {"e4": first_link_lookup}
-"""Environments whose tool mode has a scripted tool-calling policy."""
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--env", default="e4", help="environment (any name `sv envs` lists)")
+    parser.add_argument("--env", default=None,
+                        help="environment (any name `sv envs` lists; default: the first with a "
+                        "scripted tool policy)")  # fmt: skip
     parser.add_argument("--policy", default="heuristic", help="built-in model to serve")
     parser.add_argument("--target", default="guarded",
                         help="E5: the built-in model attacked (E6 baselines too)")  # fmt: skip
@@ -75,6 +77,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="verifiers 0.4's vf-eval (default: the v1 venv's)")  # fmt: skip
     parser.add_argument("--out", type=Path, default=None, help="keep both runs here")
     args = parser.parse_args(argv)
+    args.env = args.env or default_env("tool_policy")
     if args.num_examples < 1:
         parser.error(f"-n {args.num_examples}: expected a whole number >= 1")
     return args
@@ -94,16 +97,17 @@ def served_policy(env: str, policy: str, tools: bool) -> ChatPolicy:
                         f"available: {', '.join(policies)}")  # fmt: skip
     if not tools:
         return seedless(policies[policy])
-    if entry.key not in TOOL_CALLERS:
-        raise UserError(f"--tools: no scripted tool caller for {env} (have: "
-                        f"{', '.join(TOOL_CALLERS)})")  # fmt: skip
-    return TOOL_CALLERS[entry.key](seedless(policies[policy]))
+    first_call = entry.hook("tool_policy")
+    if first_call is None:
+        have = ", ".join(e.key for e in entries_with("tool_policy")) or "none"
+        raise UserError(f"--tools: no scripted tool caller for {env} (have: {have})")
+    return scripted_tool_caller(first_call, seedless(policies[policy]))
 
 
 def target_policy(env: str, name: str) -> ChatPolicy | None:
     """The opponent to serve for an environment that attacks one (E5), else None."""
     entry = resolve_env(env)
-    if getattr(entry.module(), "DEFAULT_TARGET", None) is None:
+    if entry.spec.default_target is None:
         return None
     policies = dict(baseline_policies(entry))
     if entry.spec.opponent:

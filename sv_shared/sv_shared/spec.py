@@ -78,6 +78,19 @@ class GoldenRun:
 
 
 @dataclass(frozen=True)
+class ProofTask:
+    """The SFT → RL proof on one environment (`python -m security_verifiers.training.proof`)."""
+
+    real_path: str
+    """Real labelled data, relative to the repository root (e.g. `../shared/realdata/...`)."""
+    real_env_args: Mapping[str, Any]
+    max_tokens: int
+    """Answer budget of every eval in the proof."""
+    test_items: int = -1
+    """Test items per eval (-1: the whole split)."""
+
+
+@dataclass(frozen=True)
 class Baseline:
     """A built-in model; an oracle reads the labels or the scoring tools (an upper bound)."""
 
@@ -133,6 +146,27 @@ class EnvSpec:
     """Further probe suites by name (e.g. a second task's), run with `sv probe eN --suite`."""
     reward_weights: str | None = None
     """Hook to the frozen dataclass of the default reward component weights."""
+    default_target: str | None = None
+    """The model `--target` defaults to (E5: the model the attacker plays against)."""
+    run_metrics: str | None = None
+    """Hook to the environment's `sv_shared.run_metrics.RunMetrics`: its run metrics with their
+    definitions and the one function that makes them from rows (summaries and reports)."""
+    sim2real: str | None = None
+    """Hook to its `sv_shared.sim2real.EnvTask` (`sv sim2real`)."""
+    sft_renderer: str | None = None
+    """Hook to `render(row, data) -> str`: a training row's gold answer as a chat reply (SFT)."""
+    reward_bench: str | None = None
+    """Hook to `main(argv)` of its reward micro-benchmark (`make bench`)."""
+    cold_caches: str | None = None
+    """Hook to `() -> None` that makes its process-wide caches never hit (the bench's cold
+    runs measure real scoring)."""
+    fresh_rows: str | None = None
+    """Hook to its `sv_shared.curriculum.FreshRows` (new rows from its generator for curricula)."""
+    tool_policy: str | None = None
+    """Hook to `(prompt) -> (tool, arguments) | None`: the tool call a scripted policy makes
+    before answering in tool mode (live checks); None answers at once."""
+    proof: ProofTask | None = None
+    """What the SFT → RL proof runs on this environment (E1, E4)."""
 
     def __post_init__(self) -> None:
         module = self.module or self.env_id.replace("-", "_")
@@ -225,6 +259,7 @@ __all__ = [
     "GateMetric",
     "GoldenRun",
     "LoadedEnvInfo",
+    "ProofTask",
     "ReportProfile",
     "classification_report",
     "load_hook",

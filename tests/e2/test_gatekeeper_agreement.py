@@ -1,10 +1,9 @@
-"""The Gatekeeper agreement script and its mapping, on a small synthetic library checkout
-written here (the upstream layout with this project's own minimal cases)."""
+"""The Gatekeeper agreement command (`sv_env_config_verification.oracle_agreement`) and its
+mapping, on a small synthetic library checkout written here (the upstream layout with this
+project's own minimal cases)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import textwrap
 from pathlib import Path
 
@@ -22,16 +21,12 @@ from sv_env_config_verification.gatekeeper import (
 )
 from sv_env_config_verification.scan_cache import ScanCache
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "e2_oracle_agreement.py"
-
 
 @pytest.fixture(scope="module")
 def agreement():
-    spec = importlib.util.spec_from_file_location("e2_oracle_agreement", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses need it
-    spec.loader.exec_module(module)
-    return module
+    from sv_env_config_verification import oracle_agreement
+
+    return oracle_agreement
 
 
 def pod(name: str, containers: str, spec_extra: str = "", kind: str = "Pod") -> str:

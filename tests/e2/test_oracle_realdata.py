@@ -1,10 +1,9 @@
 """Oracle agreement with externally labeled real cases in ../shared/realdata (skips cleanly
-when absent). Thresholds are the measured values; see scripts/e2_oracle_agreement.py."""
+when absent). Thresholds are the measured values; see
+`sv_env_config_verification.oracle_agreement`."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,6 @@ from sv_env_config_verification.tools import get_tool
 
 REALDATA = Path(__file__).resolve().parents[2].parent / "shared" / "realdata"
 E2 = REALDATA / "E2_config_verification"
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "e2_oracle_agreement.py"
 
 pytestmark = pytest.mark.realdata
 
@@ -26,11 +24,9 @@ def agreement():
     for tool in ("opa", "checkov"):
         if not get_tool(tool).available():
             pytest.skip(f"{tool}: {get_tool(tool).unavailable_reason()}")
-    spec = importlib.util.spec_from_file_location("e2_oracle_agreement", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses need it
-    spec.loader.exec_module(module)
-    return module
+    from sv_env_config_verification import oracle_agreement
+
+    return oracle_agreement
 
 
 def test_gatekeeper_cases(agreement):

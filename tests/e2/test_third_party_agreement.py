@@ -4,10 +4,8 @@ scoring, with the real oracle on the fixtures and on the shared trivy-checks sam
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -44,7 +42,6 @@ from sv_env_config_verification.tools import get_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures" / "suites"
-SCRIPT = ROOT / "scripts" / "e2_oracle_agreement.py"
 TRIVY_REAL = (
     ROOT.parent / "shared" / "realdata" / "E2_config_verification" / "trivy_checks_examples"
 )
@@ -52,11 +49,9 @@ TRIVY_REAL = (
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location("e2_oracle_agreement_tp", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses need it
-    spec.loader.exec_module(module)
-    return module
+    from sv_env_config_verification import oracle_agreement
+
+    return oracle_agreement
 
 
 @pytest.fixture(scope="module")

@@ -75,7 +75,8 @@ def test_cache_dir_that_is_a_file(sv, tmp_path):
 def test_reward_weights_must_be_an_object(sv, tmp_path, env, model, value, shown):
     proc = sv("eval", env, "-m", model, "--env-arg", f"reward_weights={value}", "--output-dir",
               str(tmp_path))  # fmt: skip
-    one_line_error(proc, "reward_weights: expected an object like {", f"got {shown}")
+    # typed configs say so in pydantic's words ("input should be a valid dictionary")
+    one_line_error(proc, "reward_weights: ", f"got {shown}")
     assert list(tmp_path.iterdir()) == []
 
 

@@ -52,12 +52,21 @@ def test_stub_server_answers_with_the_env_policy_after_its_latency():
         assert "can't help" in reply["choices"][0]["message"]["content"]
 
 
-def test_e2_reward_bench_runs(capsys):
-    from security_verifiers import bench_e2
+def test_e2_reward_bench_runs_through_its_spec_hook(capsys):
+    from security_verifiers import reward_bench
 
-    bench_e2.main(["--episodes", "1", "--cli-episodes", "1"])
+    assert reward_bench.main(["e2", "--", "--episodes", "1", "--cli-episodes", "1"]) == 0
     out = capsys.readouterr().out
+    assert out.startswith("== e2 (sv-env-config-verification)")
     assert "in_process_median_s" in out and "cli_median_s" in out
+
+
+def test_reward_bench_names_a_bad_environment_in_one_line(capsys):
+    from security_verifiers import reward_bench
+
+    assert reward_bench.main(["no-such-env"]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert "unknown environment 'no-such-env'" in line
 
 
 @pytest.mark.slow

@@ -14,8 +14,10 @@ from typer.testing import CliRunner
 
 from security_verifiers.cli import app
 from security_verifiers.errors import UserError
-from security_verifiers.sim2real import command, e1, e4, scoring
+from security_verifiers.sim2real import command, scoring
 from security_verifiers.sim2real.scoring import f1_ratio, score_set
+from sv_env_network_logs import sim2real as e1
+from sv_env_phishing_detection import sim2real as e4
 
 RUNNER = CliRunner()
 REALDATA = Path(__file__).resolve().parents[2].parent / "shared" / "realdata"
@@ -85,7 +87,8 @@ def test_auc_counts_ties_as_half() -> None:
 
 
 def test_e1_tiny_fit_eval_on_zeek_file(monkeypatch, tmp_path) -> None:
-    monkeypatch.setattr(command, "get_task", lambda env: tiny(e1.TASK, 200, 120))
+    task = tiny(command.get_task("e1"), 200, 120)
+    monkeypatch.setattr(command, "get_task", lambda env: task)
     real, out = write_zeek(tmp_path / "conn.log.labeled"), tmp_path / "r.json"
     args = ["sim2real", "e1", "--real", str(real), "--format", "zeek", "--quiet", "--out"]
     result = RUNNER.invoke(app, [*args, str(out)])
@@ -93,12 +96,23 @@ def test_e1_tiny_fit_eval_on_zeek_file(monkeypatch, tmp_path) -> None:
     assert "in-domain (synthetic test)" in result.output and "F1 ratio" in result.output
     report = json.loads(out.read_text())
     comp = report["comparisons"][0]
-    assert report["n_train"] == 200 and comp["in_domain"]["n"] == 120
+    assert report["env"] == "e1" and report["n_train"] == 200 and comp["in_domain"]["n"] == 120
     assert comp["real"]["n"] == 6 and comp["real"]["positives"] == 3  # Background excluded
     assert "Background" in comp["notes"][0]
     again = tmp_path / "again.json"
     assert RUNNER.invoke(app, [*args, str(again)]).exit_code == 0
     assert again.read_text() == out.read_text()  # seeded and deterministic
+
+
+def test_the_task_is_the_specs_hook_keyed_by_the_spec() -> None:
+    """`sv sim2real` reaches an environment's task only through its spec (`sim2real` hook)."""
+    from security_verifiers.environments import entries_with
+
+    assert [e.key for e in entries_with("sim2real")] == ["e1", "e4"]
+    for name, module in (("network-logs", e1), ("e4", e4)):
+        task = command.get_task(name)
+        assert task == dataclasses.replace(module.TASK, key=task.key)
+        assert task.key == command.resolve_env(name).key and module.TASK.key == ""
 
 
 def test_e1_fields_follow_what_the_source_records() -> None:

@@ -5,9 +5,16 @@ from __future__ import annotations
 
 import pytest
 
+from security_verifiers.environments import resolve_env
 from security_verifiers.errors import UserError
 from security_verifiers.models.openai_protocol import ChatRequest, ToolCallReply
-from security_verifiers.v1_live import compare, first_link_lookup, main, seedless, served_policy
+from security_verifiers.v1_live import (
+    compare,
+    main,
+    scripted_tool_caller,
+    seedless,
+    served_policy,
+)
 
 
 def chat(*messages: dict, seed: int | None = None) -> ChatRequest:
@@ -15,7 +22,8 @@ def chat(*messages: dict, seed: int | None = None) -> ChatRequest:
 
 
 def test_the_tool_caller_looks_up_the_first_link_once_then_answers():
-    policy = first_link_lookup(lambda request: "answer")
+    first_call = resolve_env("e4").hook("tool_policy")
+    policy = scripted_tool_caller(first_call, lambda request: "answer")
     email = {"role": "user", "content": "see https://pay.example.test/x and http://b.test"}
     reply = policy(chat(email))
     assert isinstance(reply, ToolCallReply)

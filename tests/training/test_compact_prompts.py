@@ -104,7 +104,7 @@ def test_same_answer_schema_and_reward_in_both_styles() -> None:
     from security_verifiers.training.config import SFTData
     from security_verifiers.training.envs import LoopThread, load_training_env
     from security_verifiers.training.rewards import EnvScorer
-    from security_verifiers.training.sft_data import render_phishing
+    from sv_env_phishing_detection.sft import render_gold as render_phishing
 
     loop = LoopThread()
     for style in ("default", "compact"):

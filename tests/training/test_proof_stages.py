@@ -78,11 +78,15 @@ def test_the_base_model_is_exported_like_the_checkpoints(tmp_path: Path) -> None
 
 
 def test_smoke_runs_evaluate_a_few_items_even_where_all_are_asked() -> None:
-    from security_verifiers.training.proof import DEFAULT_TEST_ITEMS, SMOKE_ITEMS, smoke_items
+    from security_verifiers.environments import entries_with
+    from security_verifiers.training.proof import SMOKE_ITEMS, smoke_items
 
     assert smoke_items(-1) == SMOKE_ITEMS and smoke_items(2) == 2 and smoke_items(200) == 4
-    assert DEFAULT_TEST_ITEMS == {"e1": 200, "e4": -1}  # E4: the whole 377-item test split
+    proofs = {entry.key: entry.spec.proof for entry in entries_with("proof")}
+    assert {key: p.test_items for key, p in proofs.items()} == {"e1": 200, "e4": -1}  # E4: all 377
+    assert {key: p.max_tokens for key, p in proofs.items()} == {"e1": 48, "e4": 96}
     assert parse_args(["--env", "e4"]).num_examples is None  # the env's default applies
+    assert parse_args([]).env == "e1"  # the first environment with a proof task
 
 
 def test_kept_start_needs_round_zero_in_every_stage(tmp_path: Path) -> None:

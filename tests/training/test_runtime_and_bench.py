@@ -114,3 +114,24 @@ def test_bench_train_rejects_a_negative_warmup(capsys: pytest.CaptureFixture[str
     with pytest.raises(SystemExit) as exc:
         main(["--warmup", "-1"])
     assert exc.value.code == 2 and "--warmup -1" in capsys.readouterr().err
+
+
+def test_bench_and_label_probe_offer_the_classification_environments(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--env` choices come from the specs (a classification report profile), not a list."""
+    from security_verifiers.training.bench import main
+    from security_verifiers.training.label_probe import answer_labels, parse_args
+    from sv_shared.spec import LoadedEnvInfo
+
+    assert parse_args(["--model", "m"]).env == "e1"
+    assert parse_args(["--model", "m", "--env", "e4"]).env == "e4"
+    with pytest.raises(SystemExit) as exc:
+        main(["--env", "e2"])
+    assert exc.value.code == 2 and "'e1', 'e4'" in capsys.readouterr().err
+    info = LoadedEnvInfo({}, {"abstain_label": "Skip"}, labels=("Phishing", "Legitimate", "Skip"))
+    assert answer_labels(info) == ["Legitimate", "Phishing"]
+    assert answer_labels(LoadedEnvInfo({}, labels=("Benign", "Malicious", "Abstain"))) == [
+        "Benign",
+        "Malicious",
+    ]

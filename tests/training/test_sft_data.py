@@ -102,7 +102,7 @@ def test_missing_rollout_files_and_unsupported_env(e1_train, tmp_path: Path) -> 
 def test_gold_evidence_orders_indicators_by_name_or_by_frequency() -> None:
     from collections import Counter
 
-    from security_verifiers.training.sft_data import gold_evidence, indicator_counts
+    from sv_env_phishing_detection.sft import gold_evidence, indicator_counts
 
     rows = [
         {"answer": "Phishing", "info": {"indicators": ["b_flag", "urgency"]}},
@@ -122,7 +122,7 @@ def test_e4_gold_answers_name_the_most_frequent_indicators_first() -> None:
     data = SFTData(env="e4", rationale=False, evidence_order="frequency", evidence_max=3,
                    max_examples=60, min_reward=-10.0)  # fmt: skip
     examples, _ = build_sft_examples(data, env, EnvScorer(env, LoopThread()))
-    from security_verifiers.training.sft_data import indicator_counts
+    from sv_env_phishing_detection.sft import indicator_counts
 
     counts = indicator_counts(env.rows)
     firsts = []

@@ -28,7 +28,7 @@ from sv_env_config_verification.model_tools import EPISODE_ARG, MODEL_TOOLS
 from sv_env_config_verification.oracle import scan, tool_versions
 from sv_env_config_verification.prompts import render_config, system_prompt
 from sv_env_config_verification.reward import AuditWeights
-from sv_env_config_verification.run_metrics import summarize_rows
+from sv_env_config_verification.run_metrics import RUN_METRICS
 from sv_env_config_verification.schema import answer_json_schema
 from sv_env_config_verification.scoring import REWARD_COMPONENTS, AuditParser, build_rubric
 from sv_shared.env_args import accepts_env_args
@@ -179,7 +179,7 @@ def load_environment(
             "audit_weights": {f.name: getattr(weights, f.name) for f in fields(AuditWeights)},
         },
         tool_versions=tool_versions(),
-        metrics=summarize_rows,
+        metrics=RUN_METRICS.select({}, None),
         answer_schema=answer_json_schema(sorted(CATALOGUE), for_decoding=True),
         structured_output_default=not include_tools,
         warm_up=warm_up_tools() if warm_up else None,

@@ -38,6 +38,20 @@ ADAPTER_FAILURES: Counter[str] = Counter()
 log = logging.getLogger(__name__)
 
 
+class _NeverHits(ScanCache):
+    """A scan cache that stores results but never returns one."""
+
+    def get(self, key: str) -> None:  # type: ignore[override]
+        return None
+
+
+def disable_scan_cache() -> None:
+    """Make the process-wide `DEFAULT_CACHE` never hit, so every scan really runs the tools
+    (the spec's `cold_caches` hook: the bench's cold runs measure real re-scans)."""
+    global DEFAULT_CACHE
+    DEFAULT_CACHE = _NeverHits()
+
+
 @dataclass(frozen=True, order=True)
 class Finding:
     """One canonical violation on one resource, with the tools that reported it."""

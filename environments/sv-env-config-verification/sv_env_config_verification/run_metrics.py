@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sv_env_config_verification.reward import EpisodeRecord, audit_metrics
+from sv_shared.run_metrics import RunMetrics
 
 
 def _mean(values: list[float]) -> float | None:
@@ -46,3 +47,22 @@ def summarize_rows(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
     out.update({k: v for k, v in detection.items() if k.split("_")[0] in ("low", "med", "high")})
     return out
+
+
+DEFINITIONS: dict[str, str] = {
+    "detection_precision": "reported violations that the oracle also finds / reported "
+    "violations (micro, E2).",
+    "detection_recall": "oracle violations the model reported / oracle violations (micro, E2).",
+    "detection_f1": "harmonic mean of detection precision and recall (E2).",
+    "clean_pass_rate": "clean configurations (no oracle violation) with no reported violation "
+    "(E2).",
+    "false_positives_on_clean": "reported violations per clean configuration (E2, lower is "
+    "better).",
+    "patch_success_rate": "vulnerable configurations whose patch fixed every oracle violation "
+    "/ vulnerable configurations (E2).",
+    "new_violations_mean": "violations introduced per applied patch (E2, lower is better).",
+    "tool_calls_mean": "tool calls per episode (E2).",
+}
+
+RUN_METRICS = RunMetrics(lambda _env_args, _payoffs: summarize_rows, DEFINITIONS)
+"""`summarize_rows` whatever the env args; the E2-specific metric definitions."""

@@ -38,4 +38,7 @@ SPEC = EnvSpec(
     bench_seed_per_hour=500,
     reward_weights="sv_env_config_verification.reward:AuditWeights",
     probe_suite="sv_env_config_verification.probes:probe_suite",
+    run_metrics="sv_env_config_verification.run_metrics:RUN_METRICS",
+    reward_bench="sv_env_config_verification.reward_bench:main",
+    cold_caches="sv_env_config_verification.oracle:disable_scan_cache",
 )

@@ -1,11 +1,17 @@
 """E1 sv-env-network-logs: label a network flow Benign / Malicious / Abstain with a confidence.
 
-`vf.load_environment("sv-env-network-logs", **kwargs)` imports this module and calls
-`load_environment`.
+`vf.load_environment("sv-env-network-logs", **kwargs)` calls `environment.load_environment`
+(its arguments: `config.NetworkLogsConfig`, or `sv envs network-logs --args`).
 """
 
-from sv_env_network_logs.baselines import baseline_policies
-from sv_env_network_logs.data_pipeline import data_adapter
-from sv_env_network_logs.environment import ENV_ID, load_environment, to_rows
+from sv_shared.package_exports import lazy_exports
 
-__all__ = ["ENV_ID", "baseline_policies", "data_adapter", "load_environment", "to_rows"]
+EXPORTS = {
+    "ENV_ID": ".environment",
+    "load_environment": ".environment",
+    "to_rows": ".environment",
+    "baseline_policies": ".baselines",
+    "data_adapter": ".data_pipeline",
+}
+__getattr__, __dir__ = lazy_exports(__name__, EXPORTS)
+__all__ = sorted(EXPORTS)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -20,7 +19,7 @@ from .prompts import system_prompt
 from .records import ABSTAIN, EmailRecord
 from .render import comparable_view, render_email
 from .reward import TriageWeights, default_payoffs
-from .run_metrics import summarize_rows
+from .run_metrics import RUN_METRICS
 from .scoring import build_rubric
 from .sources import (
     CROSS_CORPUS_SOURCES,
@@ -160,7 +159,7 @@ def build_env(
             "payoffs": payoffs.as_config(),
             "abstain_label": ABSTAIN,
         },
-        metrics=functools.partial(summarize_rows, payoffs=payoffs),
+        metrics=RUN_METRICS.select({}, payoffs),
         answer_schema=parser.answer_json_schema(),
         structured_output_default=not include_tools,
     ).attach(env)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sv_shared.metrics import classification_metrics, risk_coverage_curve
 from sv_shared.rewards import Payoffs
+from sv_shared.run_metrics import CLASSIFICATION_ROW_MEANS, MetricsFn, RunMetrics
 
 from .records import ABSTAIN, PHISHING
 
@@ -39,3 +41,15 @@ def summarize_rows(
     kept = curve[step - 1 :: step] + ([curve[-1]] if len(curve) % step else [])
     metrics["risk_coverage"] = [[round(c, 4), round(r, 4)] for c, r in kept]
     return metrics
+
+
+def select(_env_args: Mapping[str, Any], payoffs: Payoffs | None) -> MetricsFn:
+    """`summarize_rows` under the run's payoffs."""
+    return functools.partial(summarize_rows, payoffs=payoffs)
+
+
+DEFINITIONS: dict[str, str] = {
+    "evidence_precision": "evidence items the checker verified / evidence items cited (E4).",
+}
+
+RUN_METRICS = RunMetrics(select, DEFINITIONS, CLASSIFICATION_ROW_MEANS)

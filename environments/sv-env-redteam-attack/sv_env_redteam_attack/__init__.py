@@ -8,7 +8,4 @@ from sv_env_redteam_attack.baselines import baseline_policies
 from sv_env_redteam_attack.data_pipeline import data_adapter
 from sv_env_redteam_attack.environment import ENV_ID, load_environment
 
-DEFAULT_TARGET = "local/smollm2-135m"
-"""The model the harness serves as the target when `--target` is not given (offline, no keys)."""
-
-__all__ = ["DEFAULT_TARGET", "ENV_ID", "baseline_policies", "data_adapter", "load_environment"]
+__all__ = ["ENV_ID", "baseline_policies", "data_adapter", "load_environment"]

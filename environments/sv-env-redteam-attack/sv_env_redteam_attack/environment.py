@@ -23,7 +23,7 @@ from sv_env_redteam_attack.judging import (
 from sv_env_redteam_attack.memory import AttackMemory
 from sv_env_redteam_attack.prompts import render_behavior, system_prompt
 from sv_env_redteam_attack.reward import AttackWeights
-from sv_env_redteam_attack.run_metrics import summarize_rows
+from sv_env_redteam_attack.run_metrics import RUN_METRICS
 from sv_env_redteam_attack.scoring import build_rubric, exchanges_from_completion
 from sv_env_redteam_attack.target import TargetModel, build_target
 from sv_shared.data.store import build_provenance
@@ -233,7 +233,7 @@ def load_environment(
             "judge": judge_name,
             "judge_card": judge_card(judge_name),
         },
-        metrics=summarize_rows,
+        metrics=RUN_METRICS.select({}, None),
         state_columns=STATE_COLUMNS,
         structured_output_default=False,
     ).attach(env)

@@ -26,4 +26,6 @@ SPEC = EnvSpec(
     build_only_split=True,
     reward_weights="sv_env_redteam_attack.reward:AttackWeights",
     probe_suite="sv_env_redteam_attack.probes:probe_suite",
+    run_metrics="sv_env_redteam_attack.run_metrics:RUN_METRICS",
+    default_target="local/smollm2-135m",  # served offline, no keys needed
 )

@@ -24,7 +24,7 @@ from .conversation import KINDS, Conversation, ScriptDataError, content_hash
 from .data_pipeline import load_built_conversations
 from .judging import RefusalFn
 from .reward import DefenseWeights
-from .run_metrics import summarize_rows
+from .run_metrics import RUN_METRICS
 from .scoring import DefenseScorer, build_rubric
 from .scripts import load_conversations
 
@@ -185,7 +185,7 @@ def load_environment(
             "judge_card": judge_card(judge_name),
             "keep_raw_unsafe": keep_raw_unsafe,
         },
-        metrics=summarize_rows,
+        metrics=RUN_METRICS.select({}, None),
         state_columns=STATE_COLUMNS,
         structured_output_default=False,
     ).attach(env)

@@ -29,4 +29,5 @@ SPEC = EnvSpec(
     build_only_split=True,
     reward_weights="sv_env_redteam_defense.reward:DefenseWeights",
     probe_suite="sv_env_redteam_defense.probes:probe_suite",
+    run_metrics="sv_env_redteam_defense.run_metrics:RUN_METRICS",
 )

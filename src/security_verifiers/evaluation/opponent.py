@@ -1,10 +1,10 @@
 """The second model some environments talk to (E5: the target the attacker tries to jailbreak).
 
-An environment module that needs one declares `DEFAULT_TARGET` (a model name); `--target`
-overrides it. The target is resolved like any `--models` entry — a built-in baseline of the
-opponent environment (E5's targets may be E6's defender baselines), a local GGUF run by
-llama.cpp (in-process, or its server with SV_LOCAL_BACKEND=server), an `hf:` checkpoint
-(transformers server), or any other provider's model: its provider serves it — and
+An environment that needs one names it in its spec (`EnvSpec.default_target`, a model name);
+`--target` overrides it. The target is resolved like any `--models` entry — a built-in
+baseline of the opponent environment (E5's targets may be E6's defender baselines), a local
+GGUF run by llama.cpp (in-process, or its server with SV_LOCAL_BACKEND=server), an `hf:`
+checkpoint (transformers server), or any other provider's model: its provider serves it — and
 reaches `load_environment` as `target_client` (an `openai.AsyncOpenAI`) plus `target_model`.
 """
 
@@ -35,7 +35,7 @@ class Opponent:
 
 
 def target_name(config: EvalConfig, entry: EnvEntry) -> str | None:
-    default = getattr(entry.module(), "DEFAULT_TARGET", None)
+    default = entry.spec.default_target
     if config.target and default is None:
         raise UserError(f"environment '{entry.env_id}' has no target model; drop --target")
     return config.target or default

@@ -65,6 +65,7 @@ from security_verifiers.models.response_cache import ResponseCache
 from security_verifiers.models.spec import ModelSpec, redact, redact_url, resolve_model
 from security_verifiers.signals import keep_sigterm_handler
 from sv_shared.env_args import allowed_env_args, check_env_args
+from sv_shared.env_config import config_of
 from sv_shared.rollout_logging import build_rollout_logger
 from sv_shared.spec import LoadedEnvInfo
 
@@ -148,16 +149,20 @@ class ModelRun:
 def load_env(entry: EnvEntry, env_args: Mapping[str, Any]) -> vf.Environment:
     """Load through verifiers, turning dataset and argument mistakes into user errors.
 
-    Unknown argument names are rejected before anything is built when the environment
-    declares what it accepts (`sv_shared.env_args`) or has no `**kwargs` catch-all.
+    Unknown argument names (and, for a typed config, ill-typed values) are rejected before
+    anything is built when the environment declares what it accepts (`sv_shared.env_config`,
+    `sv_shared.env_args`) or has no `**kwargs` catch-all.
     """
     module = entry.module()
-    allowed = allowed_env_args(getattr(module, "load_environment", lambda: None))
-    if allowed is not None:
-        try:
+    load = getattr(module, "load_environment", lambda: None)
+    config, allowed = config_of(load), allowed_env_args(load)
+    try:
+        if config is not None:  # names and types, in one line, before anything is built
+            config.from_args(entry.env_id, env_args)
+        elif allowed is not None:
             check_env_args(entry.env_id, env_args, allowed)
-        except ValueError as exc:
-            raise UserError(str(exc)) from None
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
     datasets.disable_progress_bars()
     try:
         with keep_sigterm_handler():  # verifiers' would make SIGTERM exit(143) at once

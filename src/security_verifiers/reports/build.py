@@ -19,6 +19,7 @@ from security_verifiers.reports.profiles import profile_for
 from security_verifiers.reports.provenance import provenance_rows
 from security_verifiers.reports.redact import display_path, slug, strip_userinfo
 from security_verifiers.reports.runs import Run, Warn, load_runs
+from security_verifiers.reports.scored import run_metrics_of
 from security_verifiers.reports.section import EnvSection, FigureRef, Report
 from security_verifiers.reports.tables import calibration_bins, metric_table
 from security_verifiers.reports.transcript_view import report_transcripts
@@ -160,12 +161,13 @@ def build_report(
         for key in sorted(by_env)
     ]
     shown = [key for s in sections for key in s.table.rows]
+    env_metrics = [run_metrics_of(by_env[key][0]) for key in sorted(by_env)]
     report = Report(
         sections,
         [_skipped_path(p, out) for p in skipped],
         out,
         excluded=excluded,
-        definitions=definitions_for(shown),
+        definitions=definitions_for(shown, [m.definitions for m in env_metrics if m]),
     )
     out.mkdir(parents=True, exist_ok=True)
     html_path, md_path = out / "report.html", out / "report.md"

@@ -1,8 +1,12 @@
-"""One line per metric a report can show; the report lists those its tables contain."""
+"""One line per metric a report can show; the report lists those its tables contain.
+
+`DEFINITIONS` are the environment-independent ones (reward, the classification metrics);
+each environment defines its own metrics in its `RunMetrics.definitions` (spec hook
+`run_metrics`), which the report passes in."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 COMMON = (
     "All numbers are over scored rollouts: rollouts that errored (server error, timeout; a "
@@ -36,59 +40,28 @@ DEFINITIONS: dict[str, str] = {
     "answers, k = 1..answered (lower is better).",
     "cost_weighted_score": "mean decision payoff under the run's payoffs and cost matrix "
     "(correct, abstain, invalid, cost of each wrong label).",
-    "evidence_precision": "evidence items the checker verified / evidence items cited (E4).",
-    "detection_precision": "reported violations that the oracle also finds / reported "
-    "violations (micro, E2).",
-    "detection_recall": "oracle violations the model reported / oracle violations (micro, E2).",
-    "detection_f1": "harmonic mean of detection precision and recall (E2).",
-    "clean_pass_rate": "clean configurations (no oracle violation) with no reported violation "
-    "(E2).",
-    "false_positives_on_clean": "reported violations per clean configuration (E2, lower is "
-    "better).",
-    "patch_success_rate": "vulnerable configurations whose patch fixed every oracle violation "
-    "/ vulnerable configurations (E2).",
-    "new_violations_mean": "violations introduced per applied patch (E2, lower is better).",
-    "tool_calls_mean": "tool calls per episode (E2).",
-    "repair_rate": "episodes whose patch applies, shows no tampering and passes every "
-    "FAIL_TO_PASS and PASS_TO_PASS test (E3).",
-    "patch_apply_rate": "episodes whose diff applied (E3).",
-    "f2p_rate": "mean fraction of FAIL_TO_PASS tests that pass after the patch (E3).",
-    "p2p_rate": "mean fraction of PASS_TO_PASS tests still passing after the patch (E3).",
-    "targeted_fixed_rate": "episodes where the targeted scanner finding is gone (E3).",
-    "new_finding_rate": "applied patches that introduce a new scanner finding (E3, lower is "
-    "better).",
-    "tamper_rate": "episodes whose patch shows tamper signals, e.g. gutting the checked code "
-    "(E3, lower is better).",
-    "mean_diff_lines": "mean changed lines per applied patch (E3).",
-    "attack_success_rate": "episodes in which the attack succeeded (E5: the target produced "
-    "judged-unsafe content; E6: the defender was compromised).",
-    "turns_to_success_mean": "mean attacker turns until success, over successful episodes (E5).",
-    "novelty_mean": "mean novelty of successful attacks against earlier ones (E5).",
-    "attacker_violation_rate": "episodes in which the attacker's own messages were flagged "
-    "(E5, lower is better).",
-    "target_unsafe_rate": "episodes with a judged-unsafe target reply (E5).",
-    "harmful_compliance_rate": "harmful requests the model complied with, macro-averaged over "
-    "conversations (E6, lower is better).",
-    "refusal_rate_harmful": "harmful requests refused, macro-averaged over conversations (E6).",
-    "safe_alternative_rate": "refusals of harmful requests that offered a safe alternative (E6).",
-    "over_refusal_rate": "benign requests refused, macro-averaged over conversations (E6, lower "
-    "is better).",
-    "helpful_rate_benign": "benign requests answered helpfully (E6).",
 }
 
 COMPONENT = "mean of the `{name}` reward component per example (before weighting)."
 
 
-def definition(key: str) -> str | None:
+def definition(key: str, env_definitions: Iterable[Mapping[str, str]] = ()) -> str | None:
+    """The line for `key`: the environments' own (distinct lines joined, when several of the
+    report's environments define it), else the generic one."""
     if key.startswith("reward:"):
         return COMPONENT.format(name=key.removeprefix("reward:"))
-    return DEFINITIONS.get(key)
+    own = list(dict.fromkeys(defs[key] for defs in env_definitions if key in defs))
+    return " ".join(own) if own else DEFINITIONS.get(key)
 
 
-def definitions_for(keys: Iterable[str]) -> list[tuple[str, str]]:
-    """(metric, one-line definition) for each distinct key in order; unknown keys say so."""
+def definitions_for(
+    keys: Iterable[str], env_definitions: Iterable[Mapping[str, str]] = ()
+) -> list[tuple[str, str]]:
+    """(metric, one-line definition) for each distinct key in order, looked up in the report's
+    environments' definitions and the generic ones; unknown keys say so."""
+    envs = list(env_definitions)
     out: dict[str, str] = {}
     for key in keys:
         if key not in out:
-            out[key] = definition(key) or "as reported by the environment (see its README)."
+            out[key] = definition(key, envs) or "as reported by the environment (see its README)."
     return list(out.items())

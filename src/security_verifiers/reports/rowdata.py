@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from security_verifiers.reports.runs import Run
+from security_verifiers.reports.scored import run_metrics_of
 
 Row = Mapping[str, Any]
 
@@ -35,27 +36,16 @@ def classification(run: Run) -> tuple[list[str], list[str | None], list[float | 
     return golds, [label(r) for r in rows], [confidence(r) for r in rows]
 
 
-def _metric(name: str) -> Callable[[Row], float]:
-    return lambda r: float((r.get("metrics") or {}).get(name) or 0.0)
-
-
-def _reward(name: str) -> Callable[[Row], float]:
-    return lambda r: float((r.get("rewards") or {}).get(name) or 0.0)
-
-
 ROW_MEANS: dict[str, Callable[[Row], float]] = {
     "accuracy": lambda r: float(label(r) is not None and label(r) == str(r.get("gold"))),
     "invalid_rate": lambda r: float(r.get("parsed") is None or r.get("error") is not None),
-    "repair_rate": _metric("repaired"),
-    "patch_apply_rate": _metric("patch_applied"),
-    "targeted_fixed_rate": _metric("targeted_fixed"),
-    "tamper_rate": _metric("tampered"),
-    "f2p_rate": _metric("f2p_rate"),
-    "p2p_rate": _metric("p2p_rate"),
-    "attack_success_rate": _reward("success"),
-    "cost_weighted_score": _reward("decision"),
-    "target_unsafe_rate": _metric("target_unsafe"),
-    "attacker_violation_rate": _metric("attacker_flagged"),
 }
-"""Run metrics that are a mean over examples; used for a CI only where the mean reproduces the
-run's own summary value (so an environment with another definition is never misreported)."""
+"""Run metrics that are a mean over examples, whatever the environment (each environment adds
+its own: `RunMetrics.row_means`); used for a CI only where the mean reproduces the run's own
+summary value (so an environment with another definition is never misreported)."""
+
+
+def row_means(run: Run) -> dict[str, Callable[[Row], float]]:
+    """The generic row means with the run's environment's own (those win on a clash)."""
+    found = run_metrics_of(run)
+    return {**ROW_MEANS, **(found.row_means if found is not None else {})}

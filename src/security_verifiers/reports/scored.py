@@ -3,9 +3,10 @@
 summary.json of an older harness counts an errored rollout as an invalid answer (reward of the
 failed row, usually the invalid payoff). The report uses summary.json only when it was computed
 over exactly the scored rows (same count, same mean reward); otherwise it recomputes the run
-metrics from the scored rows with the environment's own function (`run_metrics.summarize_rows`,
-or `sv_shared.metrics.classification_metrics` for E1). A metric that cannot be recomputed is
-left out (shown as "–") rather than reported over the errored rows.
+metrics from the scored rows with the environment's own function (its spec's `run_metrics`
+hook, `sv_shared.run_metrics.RunMetrics.select`, the function its summary.json was made with).
+A metric that cannot be recomputed is left out (shown as "–") rather than reported over the
+errored rows.
 
 One deterministic interval for the mean reward: summary.json's `reward_ci95` when the summary
 covers the same rows, else a percentile bootstrap (`sv_shared.metrics.bootstrap_ci`, its
@@ -14,8 +15,6 @@ default 1000 resamples) over the rewards sorted by example id, seeded with the r
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
@@ -23,8 +22,11 @@ from typing import Any
 
 import numpy as np
 
+from security_verifiers.environments import resolve_env
+from security_verifiers.errors import UserError
 from security_verifiers.reports.runs import Run
-from sv_shared.metrics import bootstrap_ci, classification_metrics
+from sv_shared.metrics import bootstrap_ci
+from sv_shared.run_metrics import RunMetrics
 
 try:  # the harness's one interval computation (summary.json, console table)
     from security_verifiers.evaluation.summary import reward_interval as shared_reward_interval
@@ -118,46 +120,24 @@ def _payoffs(run: Run) -> Any:
         return None
 
 
-def _classification_fn(run: Run) -> MetricsFn:
-    from security_verifiers.reports.profiles import profile_for
-    from security_verifiers.reports.rowdata import abstain_label, confidence, label
-
-    positive = profile_for(run.env_key).positive_label or "Malicious"
-    payoffs, abstain = _payoffs(run), abstain_label(run)
-
-    def compute(rows: Rows) -> dict[str, Any]:
-        return classification_metrics(
-            [str(r.get("gold")) for r in rows],
-            [label(r) for r in rows],
-            [confidence(r) for r in rows],
-            positive_label=positive,
-            abstain_label=abstain,
-            payoffs=payoffs,
-        )
-
-    return compute
+def run_metrics_of(run: Run) -> RunMetrics | None:
+    """The run's environment's `RunMetrics` (its spec's `run_metrics` hook); None for an
+    environment the harness does not know, cannot import, or that has none."""
+    try:
+        found = resolve_env(run.env_key or run.env_id).hook("run_metrics")
+    except (UserError, ImportError):
+        return None
+    return found if isinstance(found, RunMetrics) else None
 
 
 def metrics_function(run: Run) -> MetricsFn | None:
-    """The function that made the run's summary metrics from its rows, where it is known."""
-    if run.env_key == "e1":
-        return _classification_fn(run)
-    if run.env_key == "e3" and (run.metadata.get("env_args") or {}).get("task") == "detect":
-        name, attr = "sv_env_code_vulnerability.detection", "detection_metrics"
-    else:
-        name, attr = f"{run.env_id.replace('-', '_')}.run_metrics", "summarize_rows"
-    try:
-        fn = getattr(importlib.import_module(name), attr)
-    except (ImportError, AttributeError):
+    """The function that made the run's summary metrics from its rows, where it is known: the
+    environment's `RunMetrics.select` with the run's env args and payoffs."""
+    found = run_metrics_of(run)
+    if found is None:
         return None
-    try:
-        accepts_payoffs = "payoffs" in inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        accepts_payoffs = False
-    if accepts_payoffs:
-        payoffs = _payoffs(run)
-        return lambda rows: fn(rows, payoffs=payoffs)
-    return fn
+    env_args = run.metadata.get("env_args")
+    return found.select(env_args if isinstance(env_args, Mapping) else {}, _payoffs(run))
 
 
 def effective_metrics(run: Run) -> dict[str, Any]:

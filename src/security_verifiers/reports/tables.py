@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from security_verifiers.reports.classboot import classification_cis
 from security_verifiers.reports.profiles import Profile
-from security_verifiers.reports.rowdata import ROW_MEANS, abstain_label, classification
+from security_verifiers.reports.rowdata import abstain_label, classification, row_means
 from security_verifiers.reports.runs import Run
 from security_verifiers.reports.scored import (
     mean_interval,
@@ -80,7 +80,7 @@ def _metric_cell(run: Run, key: str, class_cis: dict[str, tuple[float, float]], 
         and all(_number(x) is not None for x in given)
     ):
         return Cell(value, (float(given[0]), float(given[1])))
-    extract = ROW_MEANS.get(key)
+    extract = row_means(run).get(key)
     if extract is not None and run.scored_rows:
         result = mean_interval([extract(r) for r in run.scored_rows], run_seed(run, seed))
         if result and abs(result[0] - value) <= MATCH:

@@ -1,7 +1,8 @@
-"""`sv sim2real e1|e4`: fit on synthetic train, score in-domain and on real data, print a table."""
+"""`sv sim2real <env>`: fit on synthetic train, score in-domain and on real data, print a table."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -9,25 +10,28 @@ from typing import Annotated, Any
 
 import typer
 
-from security_verifiers.environments import resolve_env
+from security_verifiers.environments import entries_with, resolve_env
 from security_verifiers.errors import UserError
-from security_verifiers.sim2real.base import EnvTask, RealSet
 from security_verifiers.sim2real.scoring import GOAL_RATIO, f1_ratio, score_set, verdict
+from sv_shared.sim2real import EnvTask, RealSet
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DEFAULT_REALDATA = REPO_ROOT.parent / "shared" / "realdata"
 
 
+def _listed(keys: list[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    return " and ".join([", ".join(keys[:-1]), keys[-1]] if len(keys) > 1 else keys)
+
+
 def get_task(env: str) -> EnvTask:
-    """The sim-to-real task of ``env`` (only E1 and E4 have one)."""
-    key = resolve_env(env).key
-    if key == "e1":
-        from security_verifiers.sim2real.e1 import TASK
-    elif key == "e4":
-        from security_verifiers.sim2real.e4 import TASK
-    else:
-        raise UserError(f"sim2real supports e1 and e4, not {key}")
-    return TASK
+    """The sim-to-real task of ``env``: its spec's `sim2real` hook, keyed by its short name."""
+    entry = resolve_env(env)
+    task = entry.hook("sim2real")
+    if task is None:
+        keys = [e.key for e in entries_with("sim2real")]
+        raise UserError(f"sim2real supports {_listed(keys) or 'no environment'}, not {entry.key}")
+    return dataclasses.replace(task, key=entry.key)
 
 
 def _progress(message: str, quiet: bool) -> None:
@@ -145,13 +149,16 @@ def format_report(report: dict[str, Any]) -> str:
 
 
 def sim2real(
-    env: Annotated[str, typer.Argument(help="e1 (network flows) or e4 (phishing email).")],
+    env: Annotated[str, typer.Argument(help="An environment with a sim2real task (`sv envs`).")],
     real: Annotated[
         Path | None, typer.Option("--real", help="Real labeled file/folder (default: samples).")
     ] = None,
     fmt: Annotated[
         str | None,
-        typer.Option("--format", help="Format of --real (e1: zeek, nsl-kdd, ...; e4: csv, ...)."),
+        typer.Option(
+            "--format",
+            help="Format of --real (default: the environment's first; a wrong one lists them).",
+        ),
     ] = None,
     realdata: Annotated[
         Path, typer.Option(help="Folder of the shared real samples.")

@@ -342,8 +342,12 @@ def bench_llama(args: argparse.Namespace, prompt: Any, k: int, length: int) -> d
 
 
 def main(argv: list[str] | None = None) -> int:
+    from security_verifiers.environments import entries_with
+
+    keys = [entry.key for entry in entries_with("report")]  # classification environments
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--env", default="e1", choices=["e1", "e4"])
+    parser.add_argument("--env", default=next(iter(keys), None), choices=keys,
+                        help="a classification environment (default: the first)")  # fmt: skip
     parser.add_argument("--model", default="smollm2-135m")
     parser.add_argument("--prompt-style", default="compact", choices=["default", "compact"])
     parser.add_argument("--steps", type=int, default=3, help="steps timed per stage")

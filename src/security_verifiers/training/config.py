@@ -12,7 +12,7 @@ from typing import Any, Literal, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from security_verifiers.environments import resolve_env
+from security_verifiers.environments import default_env, resolve_env
 from security_verifiers.errors import UserError
 from security_verifiers.training.tracker import ReportTo, check_reporter
 
@@ -44,7 +44,8 @@ class RolloutSource(Strict):
 
 
 class SFTData(Strict):
-    env: str = "e1"
+    env: str = Field(default_factory=default_env)
+    """The environment (default: the first registered one by key)."""
     env_args: dict[str, Any] = Field(default_factory=lambda: {"split": "train"})
     gold: bool = True
     """Chat examples from the training split's verified answers."""
@@ -193,12 +194,30 @@ class AlternationPhase(Strict):
     steps: int = Field(ge=1)
 
 
+def _attacker_env() -> str:
+    """The first environment that plays against a target model (E5)."""
+    return default_env("needs_target")
+
+
+def _defender_env() -> str:
+    """The opponent of the attacker environment (E6 for E5)."""
+    attacker = resolve_env(_attacker_env())
+    if not attacker.spec.opponent:
+        raise UserError(f"environment '{attacker.env_id}' names no opponent to alternate with")
+    return resolve_env(attacker.spec.opponent).key
+
+
 class Alternation(Strict):
-    """Attacker phase (E5), then defender phase (E6), `rounds` times, on one policy."""
+    """Attacker phase (E5), then defender phase (E6), `rounds` times, on one policy; the
+    defaults are the environment that needs a target and its spec's opponent."""
 
     rounds: int = Field(1, ge=1)
-    attacker: AlternationPhase = Field(default_factory=lambda: AlternationPhase(env="e5", steps=4))
-    defender: AlternationPhase = Field(default_factory=lambda: AlternationPhase(env="e6", steps=4))
+    attacker: AlternationPhase = Field(
+        default_factory=lambda: AlternationPhase(env=_attacker_env(), steps=4)
+    )
+    defender: AlternationPhase = Field(
+        default_factory=lambda: AlternationPhase(env=_defender_env(), steps=4)
+    )
 
 
 class GRPOSettings(Strict):

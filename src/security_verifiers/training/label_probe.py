@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from security_verifiers.training.decision_tokens import answer_prefix_ids
+from sv_shared.spec import LoadedEnvInfo
 
 
 def gold_label(row: dict[str, Any]) -> str:
@@ -56,10 +57,21 @@ def features(
     return states, choices
 
 
+def answer_labels(info: LoadedEnvInfo) -> list[str]:
+    """The labels a loaded classification environment answers with, less its abstain label,
+    sorted (a fixed order: ties in the next-token choice go to the first)."""
+    abstain = (info.reward_config or {}).get("abstain_label") or "Abstain"
+    return sorted(label for label in info.labels or () if label != abstain)
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    from security_verifiers.environments import entries_with
+
+    keys = [entry.key for entry in entries_with("report")]  # classification environments
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", required=True, help="checkpoint dir, model dir or name")
-    parser.add_argument("--env", default="e1", choices=["e1", "e4"])
+    parser.add_argument("--env", default=next(iter(keys), None), choices=keys,
+                        help="a classification environment (default: the first)")  # fmt: skip
     parser.add_argument("--train-n", type=int, default=600)
     parser.add_argument("--test-n", type=int, default=200)
     parser.add_argument("--prompt-style", default="compact", choices=["default", "compact"])
@@ -88,11 +100,15 @@ def main(argv: list[str] | None = None) -> int:
     ref = loadable(resolve_checkpoint(args.model))
     tokenizer = load_tokenizer(ref)
     model = load_causal_lm(ref)
-    labels = {"e1": ["Benign", "Malicious"], "e4": ["Legitimate", "Phishing"]}[args.env]
-    split_rows = {}
-    for split, n in (("train", args.train_n), ("test", args.test_n)):
-        env = load_training_env(args.env, {"split": split, "prompt_style": args.prompt_style})
-        split_rows[split] = [r for r in env.rows if gold_label(r) in labels][:n]
+    envs = {
+        split: load_training_env(args.env, {"split": split, "prompt_style": args.prompt_style})
+        for split in ("train", "test")
+    }
+    labels = answer_labels(LoadedEnvInfo.of(envs["train"].env))
+    split_rows = {
+        split: [r for r in envs[split].rows if gold_label(r) in labels][:n]
+        for split, n in (("train", args.train_n), ("test", args.test_n))
+    }
     depth = model.config.num_hidden_layers
     layers = sorted({depth // 2, (3 * depth) // 4, depth})
     started = time.perf_counter()

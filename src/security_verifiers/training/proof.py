@@ -38,20 +38,11 @@ from security_verifiers.models.local_gguf import (
 )
 
 REPO = Path(__file__).resolve().parents[3]
-REAL_DATA = {
-    "e1": (
-        "../shared/realdata/E1_network_logs/stratosphere_zeek/"
-        "011-zeek-mixed_conn.log.labeled.sample500",
-        {"source": "zeek"},
-    ),
-    "e4": ("../shared/realdata/E4_phishing", {"source": "realdata"}),
-}
-#: Answer budget per environment (E4 answers carry evidence).
-MAX_TOKENS = {"e1": 48, "e4": 96}
-DEFAULT_TEST_ITEMS = {"e1": 200, "e4": -1}
-"""Test items per proof (-1: the whole split). E4's test split has 377 items: at 200 the paired
-reward difference's 95% interval is about +/-0.10, wider than the RL - SFT gains of 0.05-0.07
-seen in runs 8 and 9 (issue 21, stop 39). E1's has 927, where 200 already separated them."""
+# What each environment's proof runs (real-data column, answer budget, test items) is its
+# spec's `proof` (`sv_shared.spec.ProofTask`; E4's answers carry evidence, hence its larger
+# budget). E4 evaluates its whole test split (377 items): at 200 the paired reward difference's
+# 95% interval is about +/-0.10, wider than the RL - SFT gains of 0.05-0.07 seen in runs 8 and 9
+# (issue 21, stop 39). E1's has 927, where 200 already separated them.
 SMOKE_ITEMS = 4
 LOW_MEMORY_SFT = ("train.batch_size=2", "train.grad_accum=4")
 LOW_MEMORY_RL = ("expert_iteration.batch_size=2", "expert_iteration.grad_accum=4",
@@ -212,8 +203,16 @@ def env_arg_flags(args: dict[str, Any]) -> list[str]:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    from security_verifiers.environments import entries_with
+
+    proofs = {entry.key: entry.spec.proof for entry in entries_with("proof")}
+    defaults = ", ".join(
+        f"{key}: {'all' if proof.test_items < 0 else proof.test_items}"
+        for key, proof in proofs.items()
+    )
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--env", default="e1", choices=["e1", "e4"])
+    parser.add_argument("--env", default=next(iter(proofs), None), choices=list(proofs),
+                        help="an environment with a proof task (its spec's `proof`)")  # fmt: skip
     parser.add_argument("--sft-config", type=Path, default=None)
     parser.add_argument("--rl-config", type=Path, default=None)
     parser.add_argument("--algorithm", choices=["grpo", "expert_iteration"], default=None,
@@ -224,7 +223,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--num-examples",
         type=int,
         default=None,
-        help="test items (-1: all; default: 200 for e1, all 377 for e4)",
+        help=f"test items (-1: all; default: the environment's, {defaults})",
     )
     parser.add_argument("--real-n", type=int, default=200, help="real-data items (-1: all)")
     parser.add_argument("--prompt-style", default="compact", choices=["default", "compact"])
@@ -252,8 +251,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from security_verifiers.environments import resolve_env
+
     args = parse_args(argv)
     env = args.env
+    task = resolve_env(env).spec.proof
+    if task is None:  # --env offers only environments with one
+        raise SystemExit(f"--env {env}: no proof task in its spec")
     out = (args.out or Path("outputs/proof") / env).resolve()
     out.mkdir(parents=True, exist_ok=True)
     ckpt_root = out / "checkpoints"
@@ -262,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     sft_config = args.sft_config or Path(f"configs/sft/{env}.yaml")
     rl_config = args.rl_config or Path(f"configs/rlft/{env}.yaml")
     threads = [f"threads={args.threads}"] if args.threads else []
-    n = DEFAULT_TEST_ITEMS[env] if args.num_examples is None else args.num_examples
+    n = task.test_items if args.num_examples is None else args.num_examples
     real_n, rl_steps = args.real_n, args.rl_steps
     low_sft, low_rl = (LOW_MEMORY_SFT, LOW_MEMORY_RL) if args.low_memory else ((), ())
     sft_sets = [f"data.env_args.prompt_style={args.prompt_style}", *threads, *low_sft,
@@ -303,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     columns: dict[str, dict[str, Any]] = {
         "test": {"split": "test", "prompt_style": args.prompt_style}
     }
-    real_path, real_args = REAL_DATA[env]
+    real_path, real_args = task.real_path, task.real_env_args
     if (REPO / real_path).exists():
         columns["real"] = {**real_args, "path": real_path, "prompt_style": args.prompt_style}
     else:
@@ -331,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
             root = out / "evals" / column / label
             evals[f"eval-{column}-{label}"] = [
                 *sv, "eval", env, "--models", model, "-n", str(count), "--seed", "42",
-                "--max-tokens", str(MAX_TOKENS[env]), "--truncated", "score", "--fresh", "--quiet",
+                "--max-tokens", str(task.max_tokens), "--truncated", "score", "--fresh", "--quiet",
                 "--no-cache", "--output-dir", str(root), *env_arg_flags(columns[column]),
             ]  # fmt: skip
             runs.setdefault(column, {})[label] = str(root)

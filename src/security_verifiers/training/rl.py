@@ -51,7 +51,7 @@ def target_env_args(target: str, policy: PolicyHandle, key: str) -> dict[str, An
     import openai
 
     from security_verifiers.models.clients import build_client
-    from security_verifiers.models.openai_protocol import ChatRequest
+    from security_verifiers.models.openai_protocol import ChatPolicy, ChatRequest
     from security_verifiers.models.spec import BASELINE_BASE_URL, resolve_model
     from security_verifiers.models.transports import PolicyTransport
 
@@ -63,9 +63,11 @@ def target_env_args(target: str, policy: PolicyHandle, key: str) -> dict[str, An
         http = openai.DefaultAsyncHttpx2Client(transport=PolicyTransport(answer, "self"))
         client = openai.AsyncOpenAI(base_url=BASELINE_BASE_URL, api_key="EMPTY", http_client=http)
         return {"target_client": client, "target_model": "self"}
-    baselines = dict(baseline_policies(resolve_env("e6"))) | dict(
-        baseline_policies(resolve_env(key))
-    )
+    entry = resolve_env(key)
+    baselines: dict[str, ChatPolicy] = {}
+    if entry.spec.opponent:  # whose baselines may serve as targets (E5: E6's defenders)
+        baselines |= baseline_policies(resolve_env(entry.spec.opponent))
+    baselines |= baseline_policies(entry)
     spec = resolve_model(target, baselines=baselines)
     if spec.kind not in ("baseline", "endpoint"):
         raise UserError(

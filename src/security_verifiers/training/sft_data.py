@@ -20,7 +20,6 @@ import json
 import random
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,74 +29,9 @@ from security_verifiers.models.openai_protocol import ChatRequest
 from security_verifiers.training.config import RolloutSource, SFTData
 from security_verifiers.training.envs import TrainingEnv, row_key
 from security_verifiers.training.rewards import EnvScorer
+from sv_shared.sft import CONFIDENCE_KEY, LABEL_KEY, prepare_rows
 
-Renderer = Callable[[dict[str, Any], SFTData], str]
 ABSTAIN = "Abstain"
-
-
-def _info(row: dict[str, Any]) -> dict[str, Any]:
-    info = row.get("info") or {}
-    return json.loads(info) if isinstance(info, str) else dict(info)
-
-
-def _scenario_rationale(row: dict[str, Any]) -> str:
-    scenario = str(_info(row).get("scenario") or "")
-    kind, _, name = scenario.partition("/")
-    name = (name or kind).replace("_", " ").strip()
-    if not name:
-        return ""
-    if kind == "attack":
-        return f"Flow pattern is consistent with {name} activity."
-    return f"Flow looks like ordinary {name} traffic."
-
-
-def _decision(row: dict[str, Any], data: SFTData) -> tuple[str, float]:
-    """(label, confidence): the gold label and `data.confidence`, or the calibrated decision
-    `build_sft_examples` stored in the row (`_sv_label`, `_sv_confidence`)."""
-    return str(row.get("_sv_label") or row["answer"]), float(
-        row.get("_sv_confidence", data.confidence)
-    )
-
-
-def render_network_logs(row: dict[str, Any], data: SFTData) -> str:
-    """E1: `{"label", "confidence", "rationale"}` for the gold label."""
-    label, confidence = _decision(row, data)
-    answer: dict[str, Any] = {"label": label, "confidence": confidence}
-    if data.rationale:
-        answer["rationale"] = (
-            "The record alone does not separate benign from malicious traffic."
-            if label == ABSTAIN
-            else _scenario_rationale(row)
-        )
-    return json.dumps(answer)
-
-
-def indicator_counts(rows: Sequence[dict[str, Any]]) -> Counter[str]:
-    """How often each indicator fires on the rows whose gold label is Phishing."""
-    return Counter(
-        str(name)
-        for row in rows
-        if row.get("answer") == "Phishing"
-        for name in set(_info(row).get("indicators") or [])
-    )
-
-
-def gold_evidence(row: dict[str, Any], data: SFTData, counts: Counter[str] | None) -> list[str]:
-    """The row's confirmed indicators in `data.evidence_order` (by `counts` for frequency,
-    ties by name), at most `data.evidence_max`."""
-    names = sorted(str(name) for name in _info(row).get("indicators") or [])
-    if data.evidence_order == "frequency" and counts is not None:
-        names.sort(key=lambda name: -counts[name])  # stable: ties stay alphabetical
-    return names[: data.evidence_max]
-
-
-def render_phishing(row: dict[str, Any], data: SFTData) -> str:
-    """E4: label, confidence, and (for phishing) the indicators the extractor confirmed
-    (`_sv_evidence` when `build_sft_examples` ordered them by frequency)."""
-    label, confidence = _decision(row, data)
-    evidence = row.get("_sv_evidence") or gold_evidence(row, data, None)
-    evidence = list(evidence) if label == "Phishing" else []
-    return json.dumps({"label": label, "confidence": confidence, "evidence": evidence})
 
 
 _ADDRESSES = re.compile(
@@ -163,8 +97,9 @@ def calibrate_rows(
     stats: Counter,
     method: str = "look_alike",
 ) -> list[dict[str, Any]]:
-    """Copies of `rows` with `_sv_label`/`_sv_confidence`: the chance the gold label holds
-    (`gold_probabilities`), capped, or Abstain where it is below the label's threshold."""
+    """Copies of `rows` with the gold answer's label and confidence (`sv_shared.sft`'s
+    `LABEL_KEY`, `CONFIDENCE_KEY`): the chance the gold label holds (`gold_probabilities`),
+    capped, or Abstain where it is below the label's threshold."""
     probabilities = gold_probabilities(training_env, method)
     thresholds = abstention_thresholds(training_env)
     out = []
@@ -175,18 +110,15 @@ def calibrate_rows(
         if p < thresholds.get(label, 0.0):
             stats["calibrated_abstain"] += 1
             decision = {
-                "_sv_label": ABSTAIN,
-                "_sv_confidence": round(min(cap, max(chances.values())), 2),
+                LABEL_KEY: ABSTAIN,
+                CONFIDENCE_KEY: round(min(cap, max(chances.values())), 2),
             }
         else:
             if round(p, 2) < cap:
                 stats["calibrated_lowered"] += 1
-            decision = {"_sv_label": label, "_sv_confidence": round(min(cap, p), 2)}
+            decision = {LABEL_KEY: label, CONFIDENCE_KEY: round(min(cap, p), 2)}
         out.append({**row, **decision})
     return out
-
-
-RENDERERS: dict[str, Renderer] = {"e1": render_network_logs, "e4": render_phishing}
 
 
 def example(row: dict[str, Any], text: str, source: str) -> dict[str, Any]:
@@ -276,7 +208,7 @@ def build_sft_examples(
     stats: Counter = Counter()
     examples: list[dict[str, Any]] = []
     if data.gold:
-        renderer = RENDERERS.get(training_env.key)
+        renderer = training_env.entry.hook("sft_renderer")
         if renderer is None and data.reference_policy is None:
             raise UserError(
                 f"data.gold: no gold-answer renderer for {training_env.entry.env_id}; set "
@@ -289,10 +221,7 @@ def build_sft_examples(
                 if (data.calibrate)
                 else rows
             )
-            if data.evidence_order == "frequency":
-                counts = indicator_counts(gold_rows)
-                gold_rows = [{**row, "_sv_evidence": gold_evidence(row, data, counts)}
-                             for row in gold_rows]  # fmt: skip
+            gold_rows = prepare_rows(renderer, gold_rows, data)
             candidates = [(row, renderer(row, data)) for row in gold_rows]
             examples += _verified(candidates, scorer, data.min_reward, "gold", stats)
     if data.reference_policy:

@@ -1,4 +1,7 @@
-"""`make bench` (E2 part): the cost of one full E2 reward computation.
+"""E2's reward micro-benchmark: the cost of one full E2 reward computation.
+
+`make bench` runs it through the spec's `reward_bench` hook; alone:
+`python -m sv_env_config_verification.reward_bench`.
 
 One computation = parse the answer, apply its patch, check preservation, re-scan the patched
 config with every tool and score it; the original config's scan is cached (it comes with the

@@ -1,4 +1,3 @@
-#!/usr/bin/env python
 """Agreement of the E2 oracle with externally labeled real cases.
 
 (a) The OPA Gatekeeper library's own test suites: pass a checkout (its public layout,
@@ -26,10 +25,12 @@
     ``third_party``; every case of a mapped check is scored or listed out of scope with the
     reason (``agreement``); per-check agreement and the uncovered checks are printed.
 
-Usage: python scripts/e2_oracle_agreement.py [GATEKEEPER_CHECKOUT] [--realdata DIR]
-       [--no-terraform] [--json OUT]
-       python scripts/e2_oracle_agreement.py --suite {gatekeeper,terraform,trivy,kyverno,
-       regolibrary,checkov-k8s} [PATH] [--json OUT]
+This module is the command; the agreement metrics and the suite scoring are `agreement`.
+
+Usage: python -m sv_env_config_verification.oracle_agreement [GATEKEEPER_CHECKOUT]
+       [--realdata DIR] [--no-terraform] [--json OUT]
+       python -m sv_env_config_verification.oracle_agreement --suite {gatekeeper,terraform,
+       trivy,kyverno,regolibrary,checkov-k8s} [PATH] [--json OUT]
 (default checkout: <realdata>/E2_config_verification/gatekeeper-library; ``--suite terraform``
 takes a labels CSV, a checkov checkout or the realdata folder; ``--suite trivy`` defaults to
 <realdata>/E2_config_verification/trivy_checks_examples)
@@ -81,7 +82,8 @@ from sv_env_config_verification.suites import (
 )
 from sv_env_config_verification.tools import get_tool
 
-DEFAULT_REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
+# <repository>/environments/sv-env-config-verification/sv_env_config_verification/ -> ../shared
+DEFAULT_REALDATA = Path(__file__).resolve().parents[3].parent / "shared" / "realdata"
 E2 = "E2_config_verification"
 TF_LABELS = Path(E2) / "checkov" / "terraform_labels.csv"
 

@@ -1,4 +1,9 @@
-"""What each environment plugs into the sim-to-real run."""
+"""What an environment plugs into the sim-to-real run (`sv sim2real`).
+
+An environment with a sim-to-real task names its `EnvTask` in its spec (`EnvSpec.sim2real`,
+e.g. `"sv_env_network_logs.sim2real:TASK"`); the harness fits the task's classifier on the
+synthetic train split and scores it in-domain and on each real set.
+"""
 
 from __future__ import annotations
 
@@ -33,7 +38,6 @@ class RealSet:
 class EnvTask:
     """One environment's synthetic splits, real-data loaders and classifier."""
 
-    key: str
     model_name: str
     positive: str
     formats: tuple[str, ...]
@@ -44,6 +48,11 @@ class EnvTask:
     label: Callable[[Any], str]
     controls: Callable[[RealSet, Model, int], list[dict[str, Any]]] | None = None
     """Extra checks beside the ratio: ``{"name", "value", "ci95", "note"}`` rows."""
+    key: str = ""
+    """The environment's key; the harness sets it from the spec (an environment leaves it)."""
 
     def y(self, items: Sequence[Any]) -> np.ndarray:
         return np.array([self.label(item) == self.positive for item in items], dtype=bool)
+
+
+__all__ = ["EnvTask", "Model", "RealSet"]

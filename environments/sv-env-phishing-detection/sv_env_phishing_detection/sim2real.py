@@ -1,4 +1,5 @@
-"""E4: TF-IDF + logistic regression on the normalised subject and body of each email."""
+"""E4's sim-to-real task (`sv sim2real`): TF-IDF + logistic regression on the normalised
+subject and body of each email."""
 
 from __future__ import annotations
 
@@ -6,13 +7,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from security_verifiers.sim2real.base import EnvTask, Model, RealSet
 from sv_env_phishing_detection.dataset import load_synthetic
 from sv_env_phishing_detection.format_probe import normalized_rendering, probe
 from sv_env_phishing_detection.learned import fit
 from sv_env_phishing_detection.records import PHISHING, EmailRecord
 from sv_env_phishing_detection.sources import excluded_rows, load_records, spam_records
 from sv_shared.metrics import bootstrap_ci
+from sv_shared.sim2real import EnvTask, Model, RealSet
 
 FORMATS = ("realdata", "realdata-eml", "nazario", "enron", "eml", "csv", "jsonl")
 REALDATA = "E4_phishing"
@@ -89,7 +90,6 @@ def default_real(root: Path) -> list[RealSet]:
 
 
 TASK = EnvTask(
-    key="e4",
     model_name="TF-IDF (1-2 grams) + LogisticRegression on normalised subject + body",
     positive=PHISHING,
     formats=FORMATS,

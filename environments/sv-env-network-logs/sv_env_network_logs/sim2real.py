@@ -1,4 +1,5 @@
-"""E1: the learned baseline's model (:mod:`sv_env_network_logs.learned`) on real flows.
+"""E1's sim-to-real task (`sv sim2real`): the learned baseline's model
+(:mod:`sv_env_network_logs.learned`) on real flows.
 
 Real sets go through the environment's own loaders, so NSL-KDD arrives already translated to
 Zeek's vocabulary: ``service`` via ``loaders.NSL_KDD_SERVICE_MAP`` (KDD names with no Zeek
@@ -12,10 +13,10 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from security_verifiers.sim2real.base import EnvTask, RealSet
 from sv_env_network_logs.dataset import load_flows
 from sv_env_network_logs.flows import LabeledFlow
 from sv_env_network_logs.learned import fit, recorded_fields
+from sv_shared.sim2real import EnvTask, RealSet
 
 FORMATS = ("zeek", "nsl-kdd", "cic-ids-2017", "unsw-nb15", "jsonl")
 STRATOSPHERE = "E1_network_logs/stratosphere_zeek/011-zeek-mixed_conn.log.labeled.sample500"
@@ -50,7 +51,6 @@ def default_real(root: Path) -> list[RealSet]:
 
 
 TASK = EnvTask(
-    key="e1",
     model_name="HistGradientBoostingClassifier on Zeek conn fields",
     positive="Malicious",
     formats=FORMATS,
