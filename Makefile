@@ -26,7 +26,7 @@ export HF_DATASETS_OFFLINE ?= 1
 export HF_HUB_OFFLINE ?= 1
 
 # probes PROBE_ARGS="e3 -n 8": reward-hacking probe suites (fails when a known hack pays)
-.PHONY: data probes help setup sandbox-tools test test-all test-env test-v1 v1-live lint format check eval-e1 eval-e2 eval-e3 eval-e4 eval-e5 eval-e6 tournament report scoreboard gate-golden golden bench sim2real clean
+.PHONY: data probes help setup sandbox-tools test test-all test-env test-v1 v1-live lint format check eval-e1 eval-e2 eval-e3 eval-e4 eval-e5 eval-e6 tournament report scoreboard gate-golden golden bench sim2real new-env clean
 
 help:
 	@echo "make setup | test | test-all | test-v1 | v1-live | lint | format | check | test-env E=<name> | eval-e1 | eval-e2 | eval-e3 | eval-e4 | eval-e5 | eval-e6 | tournament | report | scoreboard | golden | probes | bench | sim2real | clean"
@@ -254,6 +254,11 @@ probes:
 bench:
 	$(PY) -m security_verifiers.bench --local $(ARGS)
 	$(PY) -m security_verifiers.reward_bench
+
+# A new environment package from the template (tests/example_env): make new-env NAME=dns-tunnels
+new-env:
+	@test -n "$(NAME)" || { echo "usage: make new-env NAME=<name>" >&2; exit 2; }
+	$(BIN)/sv new-env $(NAME)
 
 clean:
 	rm -rf .pytest_cache .ruff_cache .hypothesis build dist

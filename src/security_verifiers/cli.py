@@ -439,6 +439,22 @@ def envs_command(
         typer.echo(f"{entry.key}\t{entry.env_id}")
 
 
+@app.command("new-env")
+def new_env_command(
+    name: Annotated[str, typer.Argument(help="Name, e.g. `dns-tunnels` -> sv-env-dns-tunnels.")],
+    key: Annotated[
+        str | None, typer.Option(help="Short key (default: one past the largest installed).")
+    ] = None,
+    dest: Annotated[Path, typer.Option(help="Folder to create it in.")] = Path("environments"),
+) -> None:
+    """Create an environment package from the template (tests/example_env)."""
+    from security_verifiers.new_env import create
+
+    target = create(name, dest, key)
+    typer.echo(f"created {target}")
+    typer.echo("next: make setup; sv envs; sv probe <key>; see its README.md")
+
+
 @app.command("models")
 def models_command(
     env: Annotated[

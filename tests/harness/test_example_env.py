@@ -58,7 +58,10 @@ def test_cli_envs_models_and_probe(example_env) -> None:
     out = RUNNER.invoke(app, ["models", "parity"]).output
     assert "always-even" in out and "oracle: computes the answer" in out
     result = RUNNER.invoke(app, ["probe", "e7"])
-    assert "ships no probe suite" in str(result.exception)
+    assert result.exit_code == 0, result.output
+    assert "both-words" in result.output and "shout-even" in result.output
+    args = RUNNER.invoke(app, ["envs", "parity", "--args"]).output
+    assert "max_examples: int = -1" in args and "reward_weights" in args
 
 
 def test_eval_reports_gate_and_scoreboard(example_env, tmp_path: Path) -> None:

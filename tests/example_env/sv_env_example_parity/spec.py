@@ -11,5 +11,13 @@ SPEC = EnvSpec(
     report=ReportProfile(("accuracy",), ("reward",)),
     gate_metrics=(GateMetric("reward_mean"),),
     golden=GoldenRun(("always-even", "compute"), 4),
+    stub_baseline="compute",
+    load_environment="sv_env_example_parity.environment:load_environment",
+    baseline_policies="sv_env_example_parity.baselines:baseline_policies",
     data_adapter=None,
+    probe_suite="sv_env_example_parity.probes:probe_suite",
+    reward_weights="sv_env_example_parity.reward:ParityWeights",
+    run_metrics="sv_env_example_parity.run_metrics:RUN_METRICS",
+    sft_renderer="sv_env_example_parity.sft:render_gold",
+    reward_bench="sv_env_example_parity.reward_bench:main",
 )
