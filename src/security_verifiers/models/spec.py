@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,20 +9,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from security_verifiers.errors import UserError
+from security_verifiers.url_credentials import strip_userinfo
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 BASELINE_BASE_URL = "http://sv-baseline.invalid/v1"
 """Never contacted: baseline requests are answered in-process by a transport."""
 
-_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/?#\s<>\"'`]*@)")
-"""`scheme://userinfo@`; userinfo runs to the last `@` of the authority (a password may hold
-an unescaped `@`)."""
-
-
-def redact_url(text: str) -> str:
-    """`text` with the user:password part of every URL in it removed
-    (`m@http://user:pw@host/v1` -> `m@http://host/v1`)."""
-    return _USERINFO.sub(lambda m: m.group("scheme"), text)
+redact_url = strip_userinfo
+"""`text` with the user:password part of every URL in it removed (`url_credentials`)."""
 
 
 def redact(value: Any) -> Any:

@@ -14,19 +14,9 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
-USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^/?#\s<>\"'`]*)@")
-"""`scheme://userinfo@` (userinfo = anything up to the last `@` before the host)."""
+from security_verifiers.url_credentials import strip_userinfo
 
 ABSOLUTE = re.compile(r"^(?:/|~[/\\]|[A-Za-z]:[\\/])")
-
-
-def strip_userinfo(text: str) -> str:
-    """`http://user:pw@host/v1` -> `http://host/v1`, for every URL in `text`."""
-    return USERINFO.sub(lambda m: m.group("scheme"), text)
-
-
-def has_userinfo(text: str) -> bool:
-    return USERINFO.search(text) is not None
 
 
 def slug(text: str) -> str:
