@@ -1,5 +1,5 @@
 """Recall and false-alarm rate, with Wilson 95% intervals, of every run under some `sv eval`
-output folders: the README's table of baselines on real samples.
+output folders: the table of baselines on real samples in docs/datasets.md.
 
     python scripts/baseline_recall_table.py OUTPUT_DIR [OUTPUT_DIR ...]
 

@@ -21,7 +21,7 @@ from security_verifiers.models.local_gguf import (
 )
 from security_verifiers.models.local_inprocess import InProcessLlama, request_kwargs
 from security_verifiers.models.local_server import LOCAL_BACKEND_ENV, LocalServerPool
-from security_verifiers.models.spec import resolve_model
+from security_verifiers.models.providers.registry import resolve_model
 
 pytestmark = [
     pytest.mark.usefixtures("no_api_keys"),

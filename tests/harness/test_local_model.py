@@ -20,7 +20,7 @@ from security_verifiers.evaluation.config import EvalConfig
 from security_verifiers.evaluation.runner import evaluate
 from security_verifiers.models.local_gguf import DEFAULT_LOCAL_MODEL, builtin_gguf_path
 from security_verifiers.models.local_server import LOCAL_BACKEND_ENV, LocalServerPool
-from security_verifiers.models.spec import resolve_model
+from security_verifiers.models.providers.registry import resolve_model
 
 pytestmark = pytest.mark.usefixtures("no_api_keys")
 

@@ -18,8 +18,7 @@ from security_verifiers.errors import UserError
 from security_verifiers.models.clients import build_client, check_endpoint
 from security_verifiers.models.openai_protocol import ToolCallReply
 from security_verifiers.models.providers.anthropic_sdk import request_args
-from security_verifiers.models.providers.registry import provider_for
-from security_verifiers.models.spec import resolve_model
+from security_verifiers.models.providers.registry import provider_for, resolve_model
 
 MODEL = "claude-3-5-haiku-latest"
 SCHEMA = {"type": "object", "properties": {"label": {"type": "string"}}, "required": ["label"]}

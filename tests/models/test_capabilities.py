@@ -20,7 +20,7 @@ from security_verifiers.models.capabilities import GENERIC, RequestPlan, parse_o
 from security_verifiers.models.clients import request_plan
 from security_verifiers.models.pricing import list_price
 from security_verifiers.models.providers.openai_compat import PRICES_USD_PER_MTOK
-from security_verifiers.models.spec import resolve_model
+from security_verifiers.models.providers.registry import resolve_model
 from security_verifiers.serving import serve_in_thread
 
 N = 2

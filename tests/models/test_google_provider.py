@@ -18,7 +18,7 @@ from security_verifiers.errors import UserError
 from security_verifiers.models.clients import build_client, check_endpoint
 from security_verifiers.models.local_server import free_port
 from security_verifiers.models.openai_protocol import ToolCallReply
-from security_verifiers.models.spec import resolve_model
+from security_verifiers.models.providers.registry import resolve_model
 
 MODEL = "gemini-2.0-flash"
 SCHEMA = {"type": "object", "properties": {"label": {"type": "string"}}, "required": ["label"]}

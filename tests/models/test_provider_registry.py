@@ -19,7 +19,8 @@ from security_verifiers.evaluation.runner import evaluate
 from security_verifiers.models.hf_server import HFServer
 from security_verifiers.models.local_server import LocalServerPool
 from security_verifiers.models.providers import ClientOptions, Provider, ResolveContext, registry
-from security_verifiers.models.spec import ModelSpec, resolve_model
+from security_verifiers.models.providers.registry import resolve_model
+from security_verifiers.models.spec import ModelSpec
 from security_verifiers.models.structured_output import response_format
 
 pytestmark = pytest.mark.usefixtures("no_api_keys")

@@ -12,7 +12,7 @@ from rich.console import Console
 from security_verifiers.errors import UserError
 from security_verifiers.evaluation.config import EvalConfig
 from security_verifiers.evaluation.runner import evaluate
-from security_verifiers.models.spec import resolve_model
+from security_verifiers.models.providers.registry import provider_for, resolve_model
 
 pytestmark = pytest.mark.usefixtures("no_api_keys")
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.usefixtures("no_api_keys")
 def test_hf_names_resolve_to_the_hf_kind(tiny_model_dir: Path) -> None:
     spec = resolve_model(f"hf:{tiny_model_dir}", baselines={})
     assert spec.kind == "hf" and spec.checkpoint == str(tiny_model_dir)
-    assert spec.api_key() == "EMPTY"
+    assert provider_for(spec).api_key(spec) == "EMPTY"
     with pytest.raises(UserError, match="not found"):
         resolve_model("hf:./no/such/checkpoint", baselines={})
     with pytest.raises(UserError, match="expected hf:"):

@@ -36,8 +36,8 @@ from security_verifiers.environments import EnvEntry, baseline_policies
 from security_verifiers.errors import UserError
 from security_verifiers.models.clients import build_client, check_endpoint
 from security_verifiers.models.local_server import LocalServerPool
-from security_verifiers.models.providers.registry import serve
-from security_verifiers.models.spec import ModelSpec, resolve_model
+from security_verifiers.models.providers.registry import resolve_model, serve
+from security_verifiers.models.spec import ModelSpec
 from sv_shared.data import DataAdapter, Rejected, SynthRecipe, SynthSeed
 
 DEFAULT_TEMPERATURES = (0.3, 0.7, 1.0, 1.3)

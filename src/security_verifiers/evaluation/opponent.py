@@ -20,9 +20,9 @@ from security_verifiers.errors import UserError
 from security_verifiers.evaluation.config import EvalConfig
 from security_verifiers.models.clients import build_client, check_endpoint, request_plan
 from security_verifiers.models.local_server import LocalServerPool
-from security_verifiers.models.providers.registry import serve
+from security_verifiers.models.providers.registry import resolve_model, serve
 from security_verifiers.models.response_cache import ResponseCache
-from security_verifiers.models.spec import ModelSpec, resolve_model
+from security_verifiers.models.spec import ModelSpec
 
 
 @dataclass

@@ -60,9 +60,9 @@ from security_verifiers.models.chat_client import (
 from security_verifiers.models.clients import build_client, check_endpoint, request_plan
 from security_verifiers.models.local_server import LocalServerPool
 from security_verifiers.models.pricing import PRICES_AS_OF, cost_usd
-from security_verifiers.models.providers.registry import provider_for, serve
+from security_verifiers.models.providers.registry import provider_for, resolve_model, serve
 from security_verifiers.models.response_cache import ResponseCache
-from security_verifiers.models.spec import ModelSpec, redact, redact_url, resolve_model
+from security_verifiers.models.spec import ModelSpec, redact, redact_url
 from security_verifiers.signals import keep_sigterm_handler
 from sv_shared.env_args import allowed_env_args, check_env_args
 from sv_shared.env_config import config_of

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from security_verifiers.errors import UserError
-from security_verifiers.models.local_server import ServerProcess
 from security_verifiers.models.openai_protocol import error_body, model_list
+from security_verifiers.models.server_process import ServerProcess
 
 HF_PREFIX = "hf:"
 

@@ -20,8 +20,8 @@ from typing import Any
 import httpx2
 
 from security_verifiers.errors import UserError
-from security_verifiers.models.local_server import LlamaSettings
 from security_verifiers.models.openai_protocol import error_body, model_list
+from security_verifiers.models.server_process import LlamaSettings
 
 IN_PROCESS_BASE_URL = "http://sv-local.invalid/v1"
 """Never contacted: requests are answered in-process by `LlamaTransport`."""

@@ -81,26 +81,3 @@ class ModelSpec:
         """A filesystem-safe form of `name` for artifact paths."""
         keep = "".join(c if c.isalnum() or c in "-_." else "-" for c in self.name)
         return keep.strip("-") or "model"
-
-    def api_key(self) -> str:
-        """The API key its provider sends ('EMPTY' for keyless servers)."""
-        from security_verifiers.models.providers.registry import provider_for
-
-        return provider_for(self).api_key(self)
-
-
-def resolve_model(
-    name: str,
-    *,
-    baselines: Mapping[str, object],
-    base_url: str | None = None,
-    api_key_env: str = "OPENAI_API_KEY",
-) -> ModelSpec:
-    """Resolve `name` through the provider registry (`models.providers`): a built-in baseline,
-    `local/<name>` or `local:<file.gguf>` (llama.cpp), `hf:<checkpoint>` (transformers),
-    `anthropic/<model>`, `google/<model>`, `model@http://host/v1`, or a model at `base_url`
-    (then $OPENAI_BASE_URL, then OpenAI's API).
-    """
-    from security_verifiers.models.providers.registry import ResolveContext, resolve
-
-    return resolve(name, ResolveContext(baselines, base_url=base_url, api_key_env=api_key_env))

@@ -14,6 +14,7 @@ from typing import Any
 from security_verifiers.environments import ENVIRONMENTS
 from security_verifiers.errors import UserError
 from security_verifiers.reports.redact import slug, strip_userinfo
+from security_verifiers.reports.scored import effective_metrics
 
 METADATA, RESULTS, SUMMARY = "metadata.json", "results.jsonl", "summary.json"
 COMPLETE = "complete"
@@ -137,8 +138,6 @@ class Run:
     def metrics(self) -> dict[str, Any]:
         """Run metrics over the scored rows: summary.json's when it covers exactly those rows,
         else recomputed from them (see `scored.effective_metrics`)."""
-        from security_verifiers.reports.scored import effective_metrics
-
         return effective_metrics(self)
 
     @property

@@ -18,15 +18,17 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from security_verifiers.environments import resolve_env
 from security_verifiers.errors import UserError
-from security_verifiers.reports.runs import Run
 from sv_shared.metrics import bootstrap_ci
 from sv_shared.run_metrics import RunMetrics
+
+if TYPE_CHECKING:  # a type only: runs.py imports this module
+    from security_verifiers.reports.runs import Run
 
 try:  # the harness's one interval computation (summary.json, console table)
     from security_verifiers.evaluation.summary import reward_interval as shared_reward_interval

@@ -307,7 +307,7 @@ class ExpertIteration(Strict):
     format) but not its label, as under GRPO, whose group-centred advantages cancel on a
     token every answer of the group shares. Each round logs `kept_groups` and
     `decision_trained`; on E4 at learning rate 1e-3 the label drifted under either setting,
-    and most with the label untrained, so the step size drove it (docs/training.md)."""
+    and most with the label untrained, so the step size drove it (docs/training-log.md)."""
     label_balanced: bool = True
     """Each round's SFT steps read the kept answers interleaved by the gold label of their
     prompt, in equal shares (a round trains on a few batches of what it kept, which need not

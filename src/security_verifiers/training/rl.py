@@ -52,7 +52,8 @@ def target_env_args(target: str, policy: PolicyHandle, key: str) -> dict[str, An
 
     from security_verifiers.models.clients import build_client
     from security_verifiers.models.openai_protocol import ChatPolicy, ChatRequest
-    from security_verifiers.models.spec import BASELINE_BASE_URL, resolve_model
+    from security_verifiers.models.providers.registry import resolve_model
+    from security_verifiers.models.spec import BASELINE_BASE_URL
     from security_verifiers.models.transports import PolicyTransport
 
     if target == SELF_TARGET:

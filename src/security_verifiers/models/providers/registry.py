@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import pkgutil
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from security_verifiers.errors import UserError
@@ -112,3 +113,18 @@ def serve(spec: ModelSpec, pool: LocalServerPool, console: Any = None) -> Served
 
 def build_client(spec: ModelSpec, options: ClientOptions) -> openai.AsyncOpenAI:
     return provider_for(spec).build_client(spec, options)
+
+
+def resolve_model(
+    name: str,
+    *,
+    baselines: Mapping[str, object],
+    base_url: str | None = None,
+    api_key_env: str = "OPENAI_API_KEY",
+) -> ModelSpec:
+    """Resolve `name` through the provider registry (`models.providers`): a built-in baseline,
+    `local/<name>` or `local:<file.gguf>` (llama.cpp), `hf:<checkpoint>` (transformers),
+    `anthropic/<model>`, `google/<model>`, `model@http://host/v1`, or a model at `base_url`
+    (then $OPENAI_BASE_URL, then OpenAI's API).
+    """
+    return resolve(name, ResolveContext(baselines, base_url=base_url, api_key_env=api_key_env))
