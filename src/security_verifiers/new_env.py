@@ -45,7 +45,8 @@ def create(name: str, dest: Path, key: str | None = None, template: Path = TEMPL
         raise UserError(f"--key {key!r}: expected e<number>, e.g. e8")
     if key in ENVIRONMENTS:
         raise UserError(f"--key {key}: already used by {ENVIRONMENTS[key].env_id}")
-    env_id, module = f"sv-env-{name}", f"sv_env_{name.replace('-', '_')}"
+    env_id = f"sv-env-{name}"
+    module = env_id.replace("-", "_")
     target = dest / env_id
     if target.exists():
         raise UserError(f"{target}: already exists")
