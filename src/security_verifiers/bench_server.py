@@ -20,18 +20,14 @@ from collections.abc import Callable
 from aiohttp import web
 
 from security_verifiers.environments import ENVIRONMENTS, baseline_policies, resolve_env
-from security_verifiers.models.openai_protocol import (
-    ChatRequest,
-    chat_completion,
-    error_body,
-    model_list,
-)
+from security_verifiers.models.openai_protocol import ChatRequest
+from security_verifiers.serving import ChatServer
 
 TARGET_MODEL = "target"
 TARGET_REPLY = "I'm sorry, but I can't help with that."
 
 
-class StubModels:
+class StubModels(ChatServer):
     """Model name -> policy, with replies memoised per (model, conversation)."""
 
     def __init__(self, envs: list[str], latency_s: float) -> None:
@@ -59,14 +55,14 @@ class StubModels:
             row = load_env(entry, {}).get_eval_dataset()[0]
             self.policies[key](ChatRequest.from_body({"model": key, "messages": row["prompt"]}))
 
-    def app(self) -> web.Application:
-        app = web.Application(client_max_size=16 * 1024 * 1024)
-        app.router.add_get("/v1/models", self._models)
-        app.router.add_post("/v1/chat/completions", self._chat)
-        return app
+    def model_ids(self) -> list[str]:
+        return sorted(self.policies)
 
-    async def _models(self, request: web.Request) -> web.Response:
-        return web.json_response(model_list(sorted(self.policies)))
+    def knows(self, model: str) -> bool:
+        return model in self.policies
+
+    def received(self, body: dict | None) -> None:
+        self.requests += 1
 
     async def _reply(self, chat: ChatRequest, body: dict) -> str:
         key = json.dumps([body.get("model"), body.get("messages"), body.get("seed")])
@@ -77,17 +73,9 @@ class StubModels:
             future = self._replies[key] = loop.run_in_executor(None, policy, chat)
         return await future
 
-    async def _chat(self, request: web.Request) -> web.Response:
-        self.requests += 1
-        try:
-            body = await request.json()
-        except json.JSONDecodeError:
-            return web.json_response(error_body("body is not JSON"), status=400)
-        if str(body.get("model")) not in self.policies:
-            return web.json_response(error_body(f"unknown model {body.get('model')!r}"), 404)
-        chat = ChatRequest.from_body(body)
+    async def answer(self, chat: ChatRequest, body: dict) -> str:
         reply, _ = await asyncio.gather(self._reply(chat, body), asyncio.sleep(self.latency_s))
-        return web.json_response(chat_completion(chat, reply))
+        return reply
 
 
 async def _serve(models: StubModels, host: str, port: int) -> None:

@@ -47,8 +47,63 @@ class ServerStats:
             self.in_flight -= 1
 
 
+class ChatServer:
+    """An OpenAI chat-completions server (aiohttp): the routes, the body, unknown models and
+    the completion, streamed as server-sent events when asked. Subclasses say which models
+    exist (`model_ids`, `knows`) and how each answers (`answer`: the reply text, or a response
+    to send instead, e.g. an injected failure). The one server under `sv serve`, the tests'
+    servers and `make bench`'s stub (`bench_server`)."""
+
+    def model_ids(self) -> list[str]:
+        raise NotImplementedError
+
+    def knows(self, model: str) -> bool:
+        return True
+
+    def received(self, body: dict | None) -> None:
+        """Called once per completion request (`body` None when it is not JSON)."""
+
+    async def answer(self, chat: ChatRequest, body: dict) -> str | web.StreamResponse:
+        raise NotImplementedError
+
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=16 * 1024 * 1024)
+        app.router.add_get("/v1/models", self._models)
+        app.router.add_post("/v1/chat/completions", self._chat)
+        return app
+
+    async def _models(self, request: web.Request) -> web.Response:
+        return web.json_response(model_list(self.model_ids()))
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        try:
+            body = await request.json()
+        except json.JSONDecodeError:
+            self.received(None)
+            return web.json_response(error_body("body is not JSON"), status=400)
+        self.received(body)
+        if not self.knows(str(body.get("model"))):
+            return web.json_response(error_body(f"unknown model {body.get('model')!r}"), 404)
+        chat = ChatRequest.from_body(body)
+        reply = await self.answer(chat, body)
+        if isinstance(reply, web.StreamResponse):
+            return reply
+        completion = chat_completion(chat, reply)
+        if not body.get("stream"):
+            return web.json_response(completion)
+        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
+                                               "Cache-Control": "no-cache"})  # fmt: skip
+        await response.prepare(request)
+        for chunk in completion_chunks(completion, include_usage):
+            await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        await response.write(b"data: [DONE]\n\n")
+        await response.write_eof()
+        return response
+
+
 @dataclass
-class PolicyServer:
+class PolicyServer(ChatServer):
     """Serves `policy` as model `model_id`.
 
     `latency_s` delays every completion; `fail_first` answers the first N completion requests
@@ -63,23 +118,15 @@ class PolicyServer:
     record_bodies: bool = False
     stats: ServerStats = field(default_factory=ServerStats)
 
-    def app(self) -> web.Application:
-        app = web.Application(client_max_size=16 * 1024 * 1024)
-        app.router.add_get("/v1/models", self._models)
-        app.router.add_post("/v1/chat/completions", self._chat)
-        return app
+    def model_ids(self) -> list[str]:
+        return [self.model_id]
 
-    async def _models(self, request: web.Request) -> web.Response:
-        return web.json_response(model_list([self.model_id]))
-
-    async def _chat(self, request: web.Request) -> web.StreamResponse:
+    def received(self, body: dict | None) -> None:
         self.stats.requests += 1
-        try:
-            body = await request.json()
-        except json.JSONDecodeError:
-            return web.json_response(error_body("body is not JSON"), status=400)
-        if self.record_bodies:
+        if body is not None and self.record_bodies:
             self.stats.seen_bodies.append(body)
+
+    async def answer(self, chat: ChatRequest, body: dict) -> str | web.StreamResponse:
         if self.stats.failures_injected < self.fail_first:
             self.stats.failures_injected += 1
             return web.json_response(
@@ -91,19 +138,7 @@ class PolicyServer:
                 await asyncio.sleep(self.latency_s)
             finally:
                 self.stats.leave()
-        chat = ChatRequest.from_body(body)
-        completion = chat_completion(chat, self.policy(chat))
-        if not body.get("stream"):
-            return web.json_response(completion)
-        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-        response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
-                                               "Cache-Control": "no-cache"})  # fmt: skip
-        await response.prepare(request)
-        for chunk in completion_chunks(completion, include_usage):
-            await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
-        await response.write(b"data: [DONE]\n\n")
-        await response.write_eof()
-        return response
+        return self.policy(chat)
 
 
 @contextmanager

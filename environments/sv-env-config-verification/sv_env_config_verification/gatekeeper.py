@@ -37,6 +37,7 @@ import yaml
 
 from .canonical import DANGEROUS_CAPABILITIES, SAFE_SYSCTLS
 from .k8s_effective import MAX_CPU_CORES, MAX_MEMORY_BYTES, effective_objects, quantity
+from .k8s_shape import pod_spec as k8s_pod_spec
 
 _CONTAINER_FIELDS = ("containers", "initContainers", "ephemeralContainers")
 _TEMPLATE_KINDS = {
@@ -153,15 +154,9 @@ def read_objects(path: Path) -> list[Obj]:
 # ------------------------------------------------------------------------------ object helpers
 def pod_spec(obj: Obj) -> Obj:
     """The pod spec of a workload object ({} for other kinds)."""
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-    kind = obj.get("kind")
-    if kind == "CronJob":
-        spec = ((spec.get("jobTemplate") or {}).get("spec") or {}).get("template") or {}
-        spec = spec.get("spec") or {}
-    elif kind in _TEMPLATE_KINDS:
-        spec = (spec.get("template") or {}).get("spec") or {}
-    elif kind != "Pod":
+    if obj.get("kind") not in ("Pod", "CronJob", *_TEMPLATE_KINDS):
         return {}
+    spec = k8s_pod_spec(obj)
     return spec if isinstance(spec, dict) else {}
 
 

@@ -35,7 +35,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .patching import WORKLOAD_KINDS, pod_spec
+from .k8s_shape import pod_spec
+from .patching import WORKLOAD_KINDS
 
 ALL_VERBS = ("get", "list", "watch", "create", "update", "patch", "delete", "deletecollection")
 RESOURCE_SHARE = 0.8
@@ -91,7 +92,7 @@ def _list(value: Any) -> list[Any]:
 
 
 def _pod_spec(obj: dict[str, Any]) -> dict[str, Any] | None:
-    """The non-empty pod spec of a workload (`patching.pod_spec`), else None."""
+    """The non-empty pod spec of a workload (`k8s_shape.pod_spec`), else None."""
     if _kind(obj) not in WORKLOAD_KINDS:
         return None
     spec = pod_spec(obj)

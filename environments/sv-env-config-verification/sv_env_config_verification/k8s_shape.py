@@ -32,11 +32,22 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
 
 
 def pod_spec_path(kind: str) -> tuple[str, ...]:
+    """Where a workload of kind keeps its pod spec (every other kind: a pod template)."""
     if kind == "Pod":
         return ("spec",)
     if kind == "CronJob":
         return ("spec", "jobTemplate", "spec", "template", "spec")
     return ("spec", "template", "spec")
+
+
+def pod_spec(doc: dict[str, Any]) -> Any:
+    """The node at the document's pod-spec path (None where a step is absent or not a
+    mapping): the one pod-spec walker of the audit, the patch checks, the probes and the
+    Gatekeeper reference."""
+    node: Any = doc
+    for key in pod_spec_path(str(doc.get("kind"))):
+        node = node.get(key) if isinstance(node, dict) else None
+    return node
 
 
 class _Checker:

@@ -26,7 +26,8 @@ import hcl2
 import yaml
 
 from sv_env_config_verification.configs import ConfigError, ConfigFile, k8s_resource, parse_k8s
-from sv_env_config_verification.patching import make_unified_diff, pod_spec
+from sv_env_config_verification.k8s_shape import pod_spec
+from sv_env_config_verification.patching import make_unified_diff
 
 __all__ = [
     "K8S_MUTATIONS",

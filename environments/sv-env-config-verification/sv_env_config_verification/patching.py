@@ -80,6 +80,7 @@ from sv_env_config_verification.configs import (
     parse_k8s,
     parse_terraform,
 )
+from sv_env_config_verification.k8s_shape import pod_spec
 
 __all__ = [
     "MAX_PATCHED_BYTES",
@@ -485,15 +486,6 @@ def k8s_key(doc: dict[str, Any]) -> tuple[str, str, str]:
         str(meta.get("name") or ""),
         str(meta.get("namespace") or "default"),
     )
-
-
-def pod_spec(doc: dict[str, Any]) -> Any:
-    """The pod spec of a workload document (``None`` where absent)."""
-    path = {"Pod": ("spec",), "CronJob": ("spec", "jobTemplate", "spec", "template", "spec")}
-    node: Any = doc
-    for key in path.get(str(doc.get("kind")), ("spec", "template", "spec")):
-        node = node.get(key) if isinstance(node, dict) else None
-    return node
 
 
 def _non_empty_mapping(value: Any) -> bool:

@@ -25,6 +25,7 @@ from typing import Any
 import yaml
 
 from .k8s_effective import ALL_VERBS, KNOWN_GROUPS, group_resources
+from .k8s_shape import pod_spec
 
 Edit = Callable[[str, str], "str | None"]
 
@@ -49,18 +50,7 @@ def _k8s(change: Callable[[list[dict[str, Any]]], bool]) -> Edit:
 
 
 def _pod_specs(docs: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    out = []
-    for doc in docs:
-        spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else None
-        if doc.get("kind") == "CronJob" and spec:
-            spec = ((spec.get("jobTemplate") or {}).get("spec") or {}).get("template", {})
-            spec = spec.get("spec") if isinstance(spec, dict) else None
-        elif doc.get("kind") != "Pod" and spec:
-            template = spec.get("template")
-            spec = template.get("spec") if isinstance(template, dict) else None
-        if isinstance(spec, dict):
-            out.append((doc, spec))
-    return out
+    return [(doc, spec) for doc in docs if isinstance(spec := pod_spec(doc), dict)]
 
 
 def _containers(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
