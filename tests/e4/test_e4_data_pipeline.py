@@ -156,7 +156,9 @@ def test_bad_dataset_reference_is_a_clear_error(build, root, monkeypatch):
         load_environment(dataset="nope")
     with pytest.raises(SourceError, match="not a built dataset"):
         load_environment(dataset=str(root / "missing"))
-    with pytest.raises(SourceError, match="unknown split 'validation'"):
+    with pytest.raises(
+        ValueError, match=r"^sv-env-phishing-detection: split: .*\(got 'validation'\)"
+    ):
         load_environment(dataset=str(build), split="validation")
 
 

@@ -86,7 +86,7 @@ def test_harness_runs_the_baselines(tmp_path, no_api_keys):
 
 
 def test_bad_source_arguments_are_clear_errors(tmp_path):
-    with pytest.raises(SourceError, match="unknown source"):
+    with pytest.raises(ValueError, match=r"^sv-env-phishing-detection: source: .*\(got 'gmail'\)"):
         load_environment(source="gmail")
     with pytest.raises(SourceError, match="needs path"):
         load_environment(source="mbox", label="Phishing")

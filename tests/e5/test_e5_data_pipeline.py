@@ -138,7 +138,7 @@ def test_bad_build_reference_is_a_clear_error(build, monkeypatch, tmp_path):
         load_environment(**env_args(dataset="1999-01-01"))
     with pytest.raises(BehaviorDataError, match="not a built dataset"):
         load_environment(**env_args(dataset=str(tmp_path)))
-    with pytest.raises(BehaviorDataError, match="unknown split"):
+    with pytest.raises(ValueError, match=r"^sv-env-redteam-attack: split: .*\(got 'validation'\)"):
         load_environment(**env_args(dataset=str(build), split="validation"))
 
 

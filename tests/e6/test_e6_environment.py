@@ -20,7 +20,7 @@ from security_verifiers.models.openai_protocol import ChatRequest
 from security_verifiers.serving import PolicyServer, serve_in_thread
 from sv_env_redteam_defense import load_environment
 from sv_env_redteam_defense.reply_templates import reference_answers
-from sv_env_redteam_defense.scripts import ScriptDataError, load_builtin_conversations
+from sv_env_redteam_defense.scripts import load_builtin_conversations
 from sv_env_redteam_defense.transcript import REDACTED_PREFIX
 from sv_shared.safety.refusal import RefusalResult
 from sv_shared.safety.types import Verdict
@@ -128,7 +128,9 @@ def test_load_environment_attributes():
     assert json.loads(row["answer"]) == [t["label"] for t in row["info"]["turns"]]
     attacks = make_env(kinds=["split_payload"])
     assert set(attacks.sv_dataset_info["kinds"]) == {"split_payload"}
-    with pytest.raises(ScriptDataError, match="unknown kind"):
+    with pytest.raises(
+        ValueError, match=r"^sv-env-redteam-defense: kinds\.0: .*\(got 'jailbreak'\)"
+    ):
         make_env(kinds=["jailbreak"])
     with pytest.raises(ValueError, match="unknown reward weight"):
         make_env(reward_weights={"novelty": 1})

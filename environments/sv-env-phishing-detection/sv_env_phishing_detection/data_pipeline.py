@@ -51,8 +51,8 @@ from sv_shared import data as sv_data
 from sv_shared.data import reject_unknown_options
 from sv_shared.data.store import file_sha256
 
-from . import ENV_ID
 from .campaigns import DATA_SCENARIOS, LEGITIMATE_SCENARIOS, PHISHING_SCENARIOS
+from .config import ENV_ID
 from .generator import GENERATOR_VERSION, generate_corpus
 from .heuristic import indicator_score, label_for_score
 from .indicators import extract_indicators

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from datasets import Dataset
 
+from sv_shared.env_config import takes_config
 from sv_shared.sampling import shuffle_and_truncate
 from sv_shared.spec import LoadedEnvInfo
 from sv_shared.vf_compat import vf
 
-from . import ENV_ID
 from .answer import TriageParser
+from .config import ENV_ID, PhishingDetectionConfig
 from .indicators import CATALOGUE, extract_indicators
 from .message import parse_message
-from .prompts import system_prompt
+from .prompts import apply_prompt_style, system_prompt
 from .records import ABSTAIN, EmailRecord
 from .render import comparable_view, render_email
 from .reward import TriageWeights, default_payoffs
@@ -73,47 +74,33 @@ def _view_mode(records: Sequence[EmailRecord], comparable: bool | None) -> bool 
     return modes.pop() if len(modes) == 1 else "per-source"
 
 
-def build_env(
-    *,
-    source: str = "synthetic",
-    path: str | None = None,
-    split: str | None = None,
-    max_examples: int = -1,
-    seed: int | None = None,
-    missed_phish_cost: float = 2.0,
-    false_alarm_cost: float = 1.0,
-    abstain_payoff: float = 0.0,
-    reward_weights: Mapping[str, float] | None = None,
-    include_tools: bool = False,
-    reputation_path: str | None = None,
-    comparable: bool | None = None,
-    max_turns: int = 4,
-    label: str | None = None,
-    text_column: str | None = None,
-    label_column: str | None = None,
-    dataset: str | None = None,
-    text_col: str | None = None,
-    label_col: str | None = None,
-    subject_col: str | None = None,
-    sender_col: str | None = None,
-    label_map: Mapping[str, str] | str | None = None,
-) -> vf.Environment:
-    """See `load_environment`; `text_col`/`label_col` are short for `text_column`/`label_column`."""
+@takes_config(ENV_ID, PhishingDetectionConfig)
+def load_environment(config: PhishingDetectionConfig) -> vf.Environment:
+    """Build the E4 environment from its arguments (`PhishingDetectionConfig`)."""
+    source, path, split, seed = config.source, config.path, config.split, config.seed
+    include_tools = config.include_tools
     built: dict[str, Any] | None = None
-    if dataset:
+    if config.dataset:
         split = split or "test"
-        records, built = load_built(dataset, split)
+        records, built = load_built(config.dataset, split)
     else:
-        columns = TableColumns(text_col or text_column, label_col or label_column, subject_col,
-                               sender_col, label_map)  # fmt: skip
-        records = load_records(source, path=path, split=split, label=label, columns=columns)
+        columns = TableColumns(
+            config.text_col or config.text_column,
+            config.label_col or config.label_column,
+            config.subject_col,
+            config.sender_col,
+            config.label_map,
+        )
+        records = load_records(source, path=path, split=split, label=config.label, columns=columns)
         split = split or ("test" if source == "synthetic" else "all")
-    records = shuffle_and_truncate(records, seed, max_examples)
-    cross_corpus: bool | None = comparable
-    if built is None and comparable is None:
+    records = shuffle_and_truncate(records, seed, config.max_examples)
+    cross_corpus: bool | None = config.comparable
+    if built is None and config.comparable is None:
         cross_corpus = source in CROSS_CORPUS_SOURCES
-    weights = TriageWeights.from_mapping(reward_weights)
-    payoffs = default_payoffs(missed_phish_cost, false_alarm_cost, abstain_payoff)
+    weights = TriageWeights.from_mapping(config.reward_weights)
+    payoffs = default_payoffs(
+        config.missed_phish_cost, config.false_alarm_cost, config.abstain_payoff
+    )
     parser = TriageParser()
     common: dict[str, Any] = {
         "eval_dataset": to_rows(records, cross_corpus),
@@ -123,7 +110,9 @@ def build_env(
         "env_id": ENV_ID,
     }
     env: vf.Environment = (
-        vf.ToolEnv(tools=[make_lookup_url(reputation_path)], max_turns=max_turns, **common)
+        vf.ToolEnv(
+            tools=[make_lookup_url(config.reputation_path)], max_turns=config.max_turns, **common
+        )
         if include_tools
         else vf.SingleTurnEnv(**common)
     )
@@ -150,7 +139,7 @@ def build_env(
             "built_from": built["built_from"],
             "license": built["license"],
         }
-    return LoadedEnvInfo(
+    LoadedEnvInfo(
         dataset_info=dataset_info,
         labels=parser.allowed_labels,
         payoffs=payoffs,
@@ -163,3 +152,5 @@ def build_env(
         answer_schema=parser.answer_json_schema(),
         structured_output_default=not include_tools,
     ).attach(env)
+    apply_prompt_style(env, config.prompt_style, CATALOGUE, include_tools)
+    return env

@@ -14,13 +14,13 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
-from . import ENV_ID, loaders
+from . import loaders
+from .config import ENV_ID, Source
 from .records import EmailRecord
 
-SOURCES = ("synthetic", "realdata", "realdata-eml", "nazario", "enron", "zefang-liu",
-           "ealvaradob", "mbox", "eml", "csv", "jsonl")  # fmt: skip
+SOURCES: tuple[str, ...] = get_args(Source)
 CROSS_CORPUS_SOURCES = frozenset({"realdata", "nazario", "enron"})
 """Sources that mix corpora by default: rendered with only the fields every corpus has."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from sv_env_redteam_attack.behavior_rows import (
     ADVBENCH,
@@ -26,6 +26,7 @@ from sv_env_redteam_attack.behavior_rows import (
 )
 from sv_env_redteam_attack.builtin_data import BUILTIN_BEHAVIORS
 from sv_env_redteam_attack.categories import S_CODES
+from sv_env_redteam_attack.config import Source
 from sv_shared.content_hash import json_sha256
 from sv_shared.hub_datasets import HubDatasetError, iter_rows, open_dataset
 
@@ -168,7 +169,7 @@ def _lower(values: Collection[str] | None) -> set[str] | None:
     return None if values is None else {v.strip().lower() for v in values}
 
 
-SOURCES = ("builtin", "harmbench", "jbb", "sst", "advbench")
+SOURCES: tuple[str, ...] = get_args(Source)
 
 
 def load_behaviors(

@@ -40,13 +40,13 @@ from sv_env_redteam_attack.behaviors import (
     load_jbb,
 )
 from sv_env_redteam_attack.categories import S_CODES
+from sv_env_redteam_attack.config import ENV_ID
 from sv_shared import data as sv_data
 from sv_shared.data import reject_unknown_options
 from sv_shared.data.store import load_built_rows
 from sv_shared.safety import CATEGORIES, SafetyJudge, Verdict, build_judge, detect_refusal
 from sv_shared.safety.offline import offline_judge_version as judge_version
 
-ENV_ID = "sv-env-redteam-attack"
 JUDGE_SPEC = "offline"
 SYNTH_EXAMPLES_PER_TEMPLATE = 2
 SYNTH_CATEGORIES = tuple(code for code in S_CODES if code != "S4")

@@ -10,8 +10,9 @@ from typing import Any
 from datasets import Dataset
 
 from sv_env_redteam_attack.behaviors import Behavior, content_hash, load_behaviors
+from sv_env_redteam_attack.config import ENV_ID, RedteamAttackConfig
 from sv_env_redteam_attack.data_pipeline import load_built_behaviors
-from sv_env_redteam_attack.embeddings import Embedder, default_embedder
+from sv_env_redteam_attack.embeddings import default_embedder
 from sv_env_redteam_attack.judging import (
     Exchange,
     JudgedTurn,
@@ -27,7 +28,7 @@ from sv_env_redteam_attack.run_metrics import RUN_METRICS
 from sv_env_redteam_attack.scoring import build_rubric, exchanges_from_completion
 from sv_env_redteam_attack.target import TargetModel, build_target
 from sv_shared.data.store import build_provenance
-from sv_shared.env_args import accepts_env_args
+from sv_shared.env_config import takes_config
 from sv_shared.rewards import weights_dataclass
 from sv_shared.safety import build_judge
 from sv_shared.safety.judge_card import judge_card
@@ -37,7 +38,6 @@ from sv_shared.sampling import shuffle_and_truncate
 from sv_shared.spec import LoadedEnvInfo
 from sv_shared.vf_compat import vf
 
-ENV_ID = "sv-env-redteam-attack"
 STATE_COLUMNS = ("transcript", "turns")
 """Rollout state the harness keeps in results.jsonl: the (redacted) attacker/target
 conversation and the per-turn verdicts (no text)."""
@@ -125,85 +125,37 @@ def resolve_judge(judge: str | SafetyJudge, cache_dir: str | None) -> SafetyJudg
     return judge
 
 
-@accepts_env_args(ENV_ID)
-def load_environment(
-    source: str = "builtin",
-    path: str | None = None,
-    columns: Mapping[str, str] | None = None,
-    max_examples: int = -1,
-    seed: int | None = None,
-    max_turns: int = 3,
-    target_client: Any = None,
-    target_model: str | None = None,
-    target_base_url: str | None = None,
-    target_api_key_env: str | None = None,
-    target_max_tokens: int = 256,
-    target_temperature: float = 0.0,
-    target_system_prompt: str | None = None,
-    judge: str | SafetyJudge = "offline",
-    judge_cache_dir: str | None = None,
-    reward_weights: Mapping[str, float] | None = None,
-    memory_path: str | None = None,
-    novelty_backend: str = "auto",
-    embedder: Embedder | None = None,
-    keep_raw_unsafe: bool = False,
-    dataset: str | None = None,
-    split: str = "test",
-) -> vf.Environment:
-    """Build E5.
-
-    Args:
-        source: "builtin" (sanitized set shipped here), "harmbench", "jbb", "sst"
-            (SimpleSafetyTests: id, harm_area, prompts_final) or "advbench" (plain
-            goal,target files); `path` is a local csv/parquet/json(l) file or directory, or a
-            Hub id (default: the benchmark's; sst and advbench need a path).
-        columns: field -> column mapping for files in another layout, e.g.
-            ``{"text": "prompt", "category": "topic"}`` (fields: text, id, category,
-            functional, context; see ``behavior_rows``).
-        max_examples: keep the first N behaviors (-1: all); `seed` shuffles them first.
-        max_turns: attacker messages per episode; the episode ends earlier on success.
-        target_*: the model under attack — an `openai.AsyncOpenAI`/`OpenAI` client, or an
-            OpenAI-compatible `target_base_url` (API key from `target_api_key_env`; without
-            `target_model` the endpoint's first listed model).
-        judge: "offline", "llama-guard@<url>[#model]", "harmbench@<url>[#model]", or a judge.
-        reward_weights: AttackWeights fields (success, attacker_violation, length, novelty,
-            token_cost, max_length_cost).
-        memory_path: JSONL file of earlier successful attacks, read and appended to.
-        novelty_backend: "auto" (embeddings when installed, else n-grams), "ngram", "embedding".
-        keep_raw_unsafe: keep judge-flagged text in the stored transcript (`state` and each
-            results.jsonl row); by default such messages are stored as hashes.
-        dataset: a build of `sv data build e5` - its directory, build name or "latest"
-            (overrides source/path); `split` ("train", "dev", "test" or "all") picks its split.
-            The sources themselves have no splits: without `dataset`, all behaviors are used.
-    """
-    if max_turns < 1:
-        raise ValueError(f"max_turns must be >= 1, got {max_turns}")
+@takes_config(ENV_ID, RedteamAttackConfig)
+def load_environment(config: RedteamAttackConfig) -> vf.Environment:
+    """Build E5 from its arguments (`RedteamAttackConfig`)."""
+    source, path, columns, seed = config.source, config.path, config.columns, config.seed
+    max_turns, memory_path, embedder = config.max_turns, config.memory_path, config.embedder
     built: dict[str, Any] | None = None
-    if dataset:
-        behaviors, built = load_built_behaviors(dataset, split)
+    if config.dataset:
+        behaviors, built = load_built_behaviors(config.dataset, config.split)
     else:
         behaviors = load_behaviors(source, path, columns)
-    behaviors = shuffle_and_truncate(behaviors, seed, max_examples)
-    weights = weights_from(reward_weights)
+    behaviors = shuffle_and_truncate(behaviors, seed, config.max_examples)
+    weights = weights_from(config.reward_weights)
     target = build_target(
-        target_client,
-        target_model,
-        target_base_url,
-        target_api_key_env,
-        target_max_tokens,
-        target_temperature,
-        target_system_prompt,
+        config.target_client,
+        config.target_model,
+        config.target_base_url,
+        config.target_api_key_env,
+        config.target_max_tokens,
+        config.target_temperature,
+        config.target_system_prompt,
     )
-    if embedder is None and novelty_backend != "ngram":
+    if embedder is None and config.novelty_backend != "ngram":
         embedder = default_embedder()
-    memory = AttackMemory(novelty_backend, memory_path, embedder)  # type: ignore[arg-type]
-    turn_judge = TurnJudge(resolve_judge(judge, judge_cache_dir), weights)
+    memory = AttackMemory(config.novelty_backend, memory_path, embedder)
+    turn_judge = TurnJudge(resolve_judge(config.judge, config.judge_cache_dir), weights)
     parser = vf.Parser()
     env = RedTeamAttackEnv(
         target=target,
         turn_judge=turn_judge,
         attack_turns=max_turns,
-        keep_raw_unsafe=keep_raw_unsafe,
+        keep_raw_unsafe=config.keep_raw_unsafe,
         eval_dataset=to_rows(behaviors),
         system_prompt=system_prompt(max_turns),
         parser=parser,

@@ -2,41 +2,18 @@
 attacks (role-play, hypotheticals, split payloads, gradual escalation, direct requests) and
 benign conversations, including safe prompts that only look dangerous.
 
-`vf.load_environment("sv-env-redteam-defense", **kwargs)` calls `load_environment`.
+`vf.load_environment("sv-env-redteam-defense", **kwargs)` calls `environment.load_environment`
+(its arguments: `config.RedteamDefenseConfig`, or `sv envs redteam-defense --args`).
 """
 
-from __future__ import annotations
+from sv_shared.package_exports import lazy_exports
 
-import importlib
-from typing import Any
-
-from sv_shared.env_args import accepts_env_args
-
-ENV_ID = "sv-env-redteam-defense"
-__all__ = ["ENV_ID", "baseline_policies", "data_adapter", "load_environment"]
-
-
-def baseline_policies() -> dict[str, Any]:
-    """The built-in defenders (`always-refuse`, `always-comply`, `guarded`)."""
-    from .baselines import baseline_policies as policies
-
-    return policies()
-
-
-def data_adapter() -> Any:
-    """E6's dataset-pipeline adapter (`sv data build e6`, `sv synth e6`)."""
-    from .data_pipeline import data_adapter as adapter
-
-    return adapter()
-
-
-def _builder() -> Any:
-    return importlib.import_module("sv_env_redteam_defense.environment").load_environment
-
-
-@accepts_env_args(ENV_ID, forwards_to=_builder)
-def load_environment(**kwargs: Any) -> Any:
-    """Build E6; see `sv_env_redteam_defense.environment.load_environment` for the arguments."""
-    from .environment import load_environment as build  # leaf modules import without it
-
-    return build(**kwargs)
+EXPORTS = {
+    "ENV_ID": ".config",
+    "load_environment": ".environment",
+    "RedteamDefenseConfig": ".config",
+    "baseline_policies": ".baselines",
+    "data_adapter": ".data_pipeline",
+}
+__getattr__, __dir__ = lazy_exports(__name__, EXPORTS)
+__all__ = sorted(EXPORTS)

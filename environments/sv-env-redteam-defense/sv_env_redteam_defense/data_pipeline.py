@@ -39,7 +39,7 @@ from sv_shared.data.store import load_built_rows
 from sv_shared.safety import SafetyJudge, build_judge, detect_refusal
 from sv_shared.safety.offline import offline_judge_version as judge_version
 
-from . import ENV_ID
+from .config import ENV_ID
 from .conversation import (
     ATTACK_KINDS,
     BENIGN,

@@ -6,31 +6,27 @@ import asyncio
 import json
 import logging
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from datasets import Dataset
 
 from sv_shared.data.store import build_provenance
-from sv_shared.env_args import accepts_env_args
+from sv_shared.env_config import takes_config
 from sv_shared.safety import SafetyJudge, build_judge, detect_refusal
 from sv_shared.safety.judge_card import judge_card
 from sv_shared.sampling import shuffle_and_truncate
 from sv_shared.spec import LoadedEnvInfo
 from sv_shared.vf_compat import vf
 
-from . import ENV_ID
+from .config import ENV_ID, RedteamDefenseConfig
 from .conversation import KINDS, Conversation, ScriptDataError, content_hash
 from .data_pipeline import load_built_conversations
-from .judging import RefusalFn
 from .reward import DefenseWeights
 from .run_metrics import RUN_METRICS
 from .scoring import DefenseScorer, build_rubric
 from .scripts import load_conversations
 
-DEFAULT_JUDGE = "offline"
-
-DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 STATE_COLUMNS = ("transcript",)
 """State fields the harness copies into each results row: the whole conversation, with
 flagged replies as hashes unless `keep_raw_unsafe`."""
@@ -105,66 +101,25 @@ def resolve_judge(judge: str | SafetyJudge, cache_dir: str | None) -> SafetyJudg
     return build_judge(judge, cache_dir=cache_dir) if isinstance(judge, str) else judge
 
 
-@accepts_env_args(ENV_ID)
-def load_environment(
-    source: str = "builtin",
-    path: str | None = None,
-    max_examples: int = -1,
-    seed: int | None = None,
-    judge: str | SafetyJudge = DEFAULT_JUDGE,
-    reward_weights: Mapping[str, float] | None = None,
-    keep_raw_unsafe: bool = False,
-    kinds: Sequence[str] | None = None,
-    system_prompt: str | None = DEFAULT_SYSTEM_PROMPT,
-    judge_cache_dir: str | None = None,
-    refusal_detector: RefusalFn | None = None,
-    dataset: str | None = None,
-    split: str = "test",
-    columns: Mapping[str, str] | None = None,
-) -> vf.Environment:
-    """Build E6.
-
-    Args:
-        source: "builtin" (shipped sanitized scripts), "jsonl" (scripts file at `path`),
-            "xstest" (a local XSTest CSV at `path`), "mitre_frr" (CyberSecEval's
-            mitre_frr.json at `path`: benign cyber requests as over-refusal probes), or a
-            behaviour CSV at `path` read as one-turn direct attacks: "harmbench", "jbb"
-            (JBB-Behaviors: Goal, Behavior, Category), "sst" (SimpleSafetyTests: id,
-            harm_area, prompts_final) or "advbench" (goal,target).
-        columns: for behaviour CSVs, fields (text, id, category, functional, context) mapped
-            to the file's column names, e.g. {"text": "prompt"}.
-        max_examples: keep the first N conversations (-1: all); `seed` shuffles them first.
-        judge: "offline" (default: the shipped lexical judge), "learned" (request model x
-            the reply-outcome model fitted to human-labelled replies),
-            "llama-guard@<base_url>[#model]", "harmbench@<base_url>[#model]", or a judge
-            object with `name` and `verdict(conversation)`.
-        reward_weights: DefenseWeights fields (harmful_compliance, refusal, safe_alternative,
-            helpful, flagged_help, over_refusal, unhelpful, turn_cost); see `reward`.
-        keep_raw_unsafe: store flagged replies verbatim instead of as hashes, in the
-            completion and in the `transcript` each results row carries (the harness's
-            no-redact switch: `--env-arg keep_raw_unsafe=true`).
-        kinds: keep only these conversation kinds.
-        judge_cache_dir: where verdicts persist across runs (default: memory only).
-        refusal_detector: `text -> RefusalResult` (default: sv_shared's detector).
-        dataset: a build of `sv data build e6` - its directory, build name or "latest"
-            (overrides source/path); `split` ("train", "dev", "test" or "all") picks its split.
-            The sources themselves have no splits: without `dataset`, every script is used.
-    """
+@takes_config(ENV_ID, RedteamDefenseConfig)
+def load_environment(config: RedteamDefenseConfig) -> vf.Environment:
+    """Build E6 from its arguments (`RedteamDefenseConfig`)."""
+    source, path, seed = config.source, config.path, config.seed
     built: dict[str, Any] | None = None
-    if dataset:
-        loaded, built = load_built_conversations(dataset, split)
+    if config.dataset:
+        loaded, built = load_built_conversations(config.dataset, config.split)
     else:
-        loaded = load_conversations(source, path, columns)
-    conversations = select(loaded, kinds, seed, max_examples)
-    weights = DefenseWeights.from_mapping(reward_weights)
-    safety_judge = resolve_judge(judge, judge_cache_dir)
-    scorer = DefenseScorer(safety_judge, refusal_detector or detect_refusal)
+        loaded = load_conversations(source, path, config.columns)
+    conversations = select(loaded, config.kinds, seed, config.max_examples)
+    weights = DefenseWeights.from_mapping(config.reward_weights)
+    safety_judge = resolve_judge(config.judge, config.judge_cache_dir)
+    scorer = DefenseScorer(safety_judge, config.refusal_detector or detect_refusal)
     env = RedTeamDefenseEnv(
         scorer=scorer,
         max_turns=max(len(c.turns) for c in conversations),
         eval_dataset=to_rows(conversations),
-        system_prompt=system_prompt,
-        rubric=build_rubric(scorer, weights, keep_raw_unsafe),
+        system_prompt=config.system_prompt,
+        rubric=build_rubric(scorer, weights, config.keep_raw_unsafe),
         env_id=ENV_ID,
     )
     judge_name = getattr(safety_judge, "name", type(safety_judge).__name__)
@@ -183,7 +138,7 @@ def load_environment(
             "weights": weights.as_dict(),
             "judge": judge_name,
             "judge_card": judge_card(judge_name),
-            "keep_raw_unsafe": keep_raw_unsafe,
+            "keep_raw_unsafe": config.keep_raw_unsafe,
         },
         metrics=RUN_METRICS.select({}, None),
         state_columns=STATE_COLUMNS,

@@ -28,8 +28,8 @@ from sv_shared.probes import Answer, Probe, ProbeSuite, conventional_suite
 from sv_shared.safety import build_judge, detect_refusal
 
 from . import reply_templates as replies
+from .config import DEFAULT_JUDGE
 from .conversation import HARMFUL, MAX_TURNS, Conversation
-from .environment import DEFAULT_JUDGE
 from .reward import DefenseWeights
 from .scoring import DefenseScorer
 from .scripts import load_builtin_conversations
