@@ -116,10 +116,12 @@ def test_every_environment_rejects_a_misspelled_argument(env_id):
         vf.load_environment(env_id, max_exmaples=3)
 
 
-def test_e3_declared_argument_sets_match_its_builders():
-    import sv_env_code_vulnerability as e3
+def test_e3_config_fields_per_task_match_its_builders():
+    from sv_env_code_vulnerability import config
     from sv_env_code_vulnerability.detection import load_detection_environment
     from sv_env_code_vulnerability.environment import build_repair_env
 
-    assert named_parameters(build_repair_env) == e3.REPAIR_ARGS
-    assert named_parameters(load_detection_environment) == e3.DETECT_ARGS
+    assert named_parameters(build_repair_env) == {*config.SHARED, *config.REPAIR_ONLY}
+    assert named_parameters(load_detection_environment) == {*config.SHARED, *config.DETECT_ONLY}
+    fields = set(config.CodeVulnerabilityConfig.model_fields)
+    assert fields == {"task", *config.SHARED, *config.REPAIR_ONLY, *config.DETECT_ONLY}

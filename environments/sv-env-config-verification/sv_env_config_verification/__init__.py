@@ -2,11 +2,20 @@
 policy tools (Rego via regorus, checkov, semgrep, kube-linter when present) and propose a
 patch that is verified by re-running every tool.
 
-`vf.load_environment("sv-env-config-verification", **kwargs)` calls `load_environment`.
+`vf.load_environment("sv-env-config-verification", **kwargs)` calls
+`environment.load_environment` (its arguments: `config.ConfigVerificationConfig`, or
+`sv envs config-verification --args`).
 """
 
-from sv_env_config_verification.baselines import baseline_policies
-from sv_env_config_verification.data_pipeline import data_adapter
-from sv_env_config_verification.environment import ENV_ID, load_environment
+from sv_shared.package_exports import lazy_exports
 
-__all__ = ["ENV_ID", "baseline_policies", "data_adapter", "load_environment"]
+EXPORTS = {
+    "ENV_ID": ".environment",
+    "load_environment": ".environment",
+    "to_rows": ".environment",
+    "ConfigVerificationConfig": ".config",
+    "baseline_policies": ".baselines",
+    "data_adapter": ".data_pipeline",
+}
+__getattr__, __dir__ = lazy_exports(__name__, EXPORTS)
+__all__ = sorted(EXPORTS)

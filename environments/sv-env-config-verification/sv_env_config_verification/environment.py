@@ -16,6 +16,7 @@ from typing import Any
 from datasets import Dataset
 
 from sv_env_config_verification.canonical import CATALOGUE
+from sv_env_config_verification.config import ConfigVerificationConfig
 from sv_env_config_verification.dataset import (
     ENV_ID,
     ConfigItem,
@@ -31,7 +32,7 @@ from sv_env_config_verification.reward import AuditWeights
 from sv_env_config_verification.run_metrics import RUN_METRICS
 from sv_env_config_verification.schema import answer_json_schema
 from sv_env_config_verification.scoring import REWARD_COMPONENTS, AuditParser, build_rubric
-from sv_shared.env_args import accepts_env_args
+from sv_shared.env_config import takes_config
 from sv_shared.episode_scoring import run_in_scoring_pool, scoring_executor
 from sv_shared.rewards import weights_dataclass
 from sv_shared.rollout_env import rollout_env
@@ -89,66 +90,35 @@ def _build_provenance(built: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-@accepts_env_args(ENV_ID)
-def load_environment(
-    split: str | None = None,
-    source: str = "builtin",
-    path: str | None = None,
-    max_examples: int = -1,
-    seed: int | None = None,
-    include_tools: bool = False,
-    max_turns: int = 6,
-    reward_weights: Mapping[str, float] | None = None,
-    scan_cache_dir: str | None = None,
-    dataset: str | None = None,
-    strict: bool = True,
-    strip_comments: bool = True,
-    warm_up: bool = True,
-    scoring_workers: int | None = None,
-) -> vf.Environment:
-    """Build E2.
-
-    Args:
-        split: "train", "dev", "test" or "all" (built-in data is split by base config). Default:
-            "all" for your own configs (`source="dir"` or `"hf"`), else "test".
-        source: "builtin" (secure bases + mutation engine), "dir" (a directory of manifests
-            and .tf files at `path`) or "hf" (a Hugging Face dataset id or local file).
-        max_examples: keep the first N examples (-1: all); `seed` shuffles them first.
-        include_tools: multi-turn with run_opa / run_checkov / run_semgrep / run_kubelinter.
-        reward_weights: AuditWeights fields (detection, patch, format, false_positive, ...).
-        scan_cache_dir: where labelling scans are kept across processes (default:
-            $SV_E2_SCAN_CACHE_DIR, else ~/.cache/security-verifiers/e2-scans); entries are
-            keyed by tool, tool version, rules hash and content hash.
-        dataset: a dataset built by `sv data build` — its directory, build name or "latest"
-            (overrides source/path; its rows carry their oracle labels, nothing is scanned).
-        strict: for "dir"/"hf": a file or row that fails to load fails the build (default);
-            False skips it with a warning and counts it in `sv_dataset_info["skipped"]`. Helm
-            chart files are always skipped and listed (`helm_templates` counts them).
-        strip_comments: for "dir": show, scan and patch each file without its comments (they
-            may name the flaws); `comments_stripped` counts the files that had some.
-        warm_up: import and run every scanner once, in the background, at load
-            (`env.sv_warm_up` is its future), rather than inside the first rollout's scoring.
-        scoring_workers: size of the process-wide scoring thread pool (default
-            $SV_SCORING_WORKERS, else min(4, cpu count)); scoring never runs on the event loop.
-    """
-    if scoring_workers is not None:
-        scoring_executor(scoring_workers)
+@takes_config(ENV_ID, ConfigVerificationConfig)
+def load_environment(config: ConfigVerificationConfig) -> vf.Environment:
+    """Build E2 from its arguments (`ConfigVerificationConfig`)."""
+    source, path, dataset, seed = config.source, config.path, config.dataset, config.seed
+    include_tools = config.include_tools
+    if config.scoring_workers is not None:
+        scoring_executor(config.scoring_workers)
     built: dict[str, Any] = {}
     skipped: dict[str, Any] = {}
+    split = config.split
     if split is None:
         split = "all" if source in ("dir", "hf") and not dataset else "test"
     if dataset:
         items, built = load_built(dataset, split)
     else:
-        cache_dir = scan_cache_dir or default_scan_cache_dir()
+        cache_dir = config.scan_cache_dir or default_scan_cache_dir()
         report = load_report(
-            split, source, path, cache_dir=cache_dir, strict=strict, strip_comments=strip_comments
+            split,
+            source,
+            path,
+            cache_dir=cache_dir,
+            strict=config.strict,
+            strip_comments=config.strip_comments,
         )
         items = report.items
         if source != "builtin":
             skipped = {k: v for k, v in report.provenance().items() if k != "n"}
-    items = shuffle_and_truncate(items, seed, max_examples)
-    weights = weights_from(reward_weights)
+    items = shuffle_and_truncate(items, seed, config.max_examples)
+    weights = weights_from(config.reward_weights)
     parser = AuditParser()
     env = rollout_env(
         rows=to_rows(items),
@@ -159,7 +129,7 @@ def load_environment(
         tools=MODEL_TOOLS if include_tools else None,
         episode_keys=("kind", "name", "text"),
         episode_arg=EPISODE_ARG,
-        max_turns=max_turns,
+        max_turns=config.max_turns,
     )
     component_weights = {name: getattr(weights, name) for name in REWARD_COMPONENTS}
     return LoadedEnvInfo(
@@ -182,7 +152,7 @@ def load_environment(
         metrics=RUN_METRICS.select({}, None),
         answer_schema=answer_json_schema(sorted(CATALOGUE), for_decoding=True),
         structured_output_default=not include_tools,
-        warm_up=warm_up_tools() if warm_up else None,
+        warm_up=warm_up_tools() if config.warm_up else None,
     ).attach(env)
 
 
