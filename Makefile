@@ -152,6 +152,7 @@ test-env:
 lint:
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(PY) -m mypy
 
 format:
 	$(BIN)/ruff format .

@@ -15,12 +15,11 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import Callable
 
 from aiohttp import web
 
 from security_verifiers.environments import ENVIRONMENTS, baseline_policies, resolve_env
-from security_verifiers.models.openai_protocol import ChatRequest
+from security_verifiers.models.openai_protocol import ChatPolicy, ChatRequest, ToolCallReply
 from security_verifiers.serving import ChatServer
 
 TARGET_MODEL = "target"
@@ -32,9 +31,7 @@ class StubModels(ChatServer):
 
     def __init__(self, envs: list[str], latency_s: float) -> None:
         self.latency_s = latency_s
-        self.policies: dict[str, Callable[[ChatRequest], str]] = {
-            TARGET_MODEL: lambda request: TARGET_REPLY
-        }
+        self.policies: dict[str, ChatPolicy] = {TARGET_MODEL: lambda request: TARGET_REPLY}
         for key in envs:
             entry = resolve_env(key)
             if entry.spec.stub_baseline is None:
@@ -64,7 +61,7 @@ class StubModels(ChatServer):
     def received(self, body: dict | None) -> None:
         self.requests += 1
 
-    async def _reply(self, chat: ChatRequest, body: dict) -> str:
+    async def _reply(self, chat: ChatRequest, body: dict) -> str | ToolCallReply:
         key = json.dumps([body.get("model"), body.get("messages"), body.get("seed")])
         future = self._replies.get(key)
         if future is None:
@@ -73,7 +70,7 @@ class StubModels(ChatServer):
             future = self._replies[key] = loop.run_in_executor(None, policy, chat)
         return await future
 
-    async def answer(self, chat: ChatRequest, body: dict) -> str:
+    async def answer(self, chat: ChatRequest, body: dict) -> str | ToolCallReply:
         reply, _ = await asyncio.gather(self._reply(chat, body), asyncio.sleep(self.latency_s))
         return reply
 

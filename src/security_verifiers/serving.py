@@ -19,6 +19,7 @@ from aiohttp import web
 from security_verifiers.models.openai_protocol import (
     ChatPolicy,
     ChatRequest,
+    ToolCallReply,
     chat_completion,
     completion_chunks,
     error_body,
@@ -63,7 +64,9 @@ class ChatServer:
     def received(self, body: dict | None) -> None:
         """Called once per completion request (`body` None when it is not JSON)."""
 
-    async def answer(self, chat: ChatRequest, body: dict) -> str | web.StreamResponse:
+    async def answer(
+        self, chat: ChatRequest, body: dict
+    ) -> str | ToolCallReply | web.StreamResponse:
         raise NotImplementedError
 
     def app(self) -> web.Application:
@@ -83,7 +86,7 @@ class ChatServer:
             return web.json_response(error_body("body is not JSON"), status=400)
         self.received(body)
         if not self.knows(str(body.get("model"))):
-            return web.json_response(error_body(f"unknown model {body.get('model')!r}"), 404)
+            return web.json_response(error_body(f"unknown model {body.get('model')!r}"), status=404)
         chat = ChatRequest.from_body(body)
         reply = await self.answer(chat, body)
         if isinstance(reply, web.StreamResponse):
@@ -126,7 +129,9 @@ class PolicyServer(ChatServer):
         if body is not None and self.record_bodies:
             self.stats.seen_bodies.append(body)
 
-    async def answer(self, chat: ChatRequest, body: dict) -> str | web.StreamResponse:
+    async def answer(
+        self, chat: ChatRequest, body: dict
+    ) -> str | ToolCallReply | web.StreamResponse:
         if self.stats.failures_injected < self.fail_first:
             self.stats.failures_injected += 1
             return web.json_response(
@@ -142,7 +147,7 @@ class PolicyServer(ChatServer):
 
 
 @contextmanager
-def serve_in_thread(server: PolicyServer, host: str = "127.0.0.1") -> Iterator[str]:
+def serve_in_thread(server: ChatServer, host: str = "127.0.0.1") -> Iterator[str]:
     """Run `server` on a free port in a background thread; yields its base URL (…/v1)."""
     loop = asyncio.new_event_loop()
     runner = web.AppRunner(server.app(), access_log=None)

@@ -13,6 +13,7 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
+from types import FrameType
 
 REPEAT_WINDOW_S = 1.0
 """A second SIGTERM this soon after the first is the same request: `make` forwards the SIGTERM
@@ -22,7 +23,7 @@ contrast, stops at once)."""
 _last_sigterm: list[float] = []
 
 
-def sigterm_as_sigint(signum: int, frame: object) -> None:
+def sigterm_as_sigint(signum: int, frame: FrameType | None) -> None:
     """SIGTERM handler: run the SIGINT handler in place (verifiers' or Python's, which raise
     KeyboardInterrupt; asyncio's, which cancels the run), so the run saves and stops."""
     now = time.monotonic()

@@ -140,7 +140,7 @@ def signature(config: type[EnvConfig]) -> inspect.Signature:
     return inspect.Signature(params)
 
 
-def config_of(load_environment: Callable[..., Any]) -> type[EnvConfig] | None:
+def config_of(load_environment: Callable[..., Any] | None) -> type[EnvConfig] | None:
     """The `EnvConfig` a decorated `load_environment` validates with (None when untyped)."""
     found = getattr(load_environment, CONFIG_ATTR, None)
     return found if isinstance(found, type) and issubclass(found, EnvConfig) else None

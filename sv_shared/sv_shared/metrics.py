@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TypedDict
 
 import numpy as np
 
@@ -66,6 +67,13 @@ __all__ = [
 Labels = Sequence[str]
 Preds = Sequence[str | None]
 Confs = Sequence[float | None]
+
+
+class _LabelArgs(TypedDict):
+    """The label keywords :func:`classification_metrics` passes on to each metric."""
+
+    positive_label: str
+    abstain_label: str
 
 
 def _ratio(num: float, den: float) -> float | None:
@@ -317,7 +325,7 @@ def classification_metrics(
 ) -> dict[str, float | int | None]:
     """All metrics above in one flat dict (see the module docstring for definitions)."""
     n = _check_lengths(golds, preds, confidences)
-    kw = {"positive_label": positive_label, "abstain_label": abstain_label}
+    kw: _LabelArgs = {"positive_label": positive_label, "abstain_label": abstain_label}
     counts = confusion_counts(golds, preds, **kw)
     precision, recall, f1 = precision_recall_f1(golds, preds, **kw)
     _, recall_answered, f1_answered = precision_recall_f1(golds, preds, answered_only=True, **kw)
@@ -355,7 +363,7 @@ def classification_metrics(
 
 
 def bootstrap_ci(
-    values: Sequence[float],
+    values: Sequence[float] | np.ndarray,
     *,
     n_resamples: int = 1000,
     seed: int = 0,

@@ -248,7 +248,7 @@ class JsonClassificationParser(vf.Parser):
         }
 
     # -- parsing
-    def parse(self, text: str) -> ParseResult:  # type: ignore[override]
+    def parse(self, text: str) -> ParseResult:
         """Parse one text into a :class:`ParseResult`. Never raises."""
         try:
             return self._parse(text)
@@ -292,7 +292,7 @@ class JsonClassificationParser(vf.Parser):
         except Exception as exc:
             return _fail(f"parser error: {type(exc).__name__}")
 
-    def parse_answer(self, completion: Any) -> str | None:  # type: ignore[override]
+    def parse_answer(self, completion: Any) -> str | None:
         """Canonical label of the completion's answer, or ``None`` if invalid."""
         return self.parse_completion(completion).label
 

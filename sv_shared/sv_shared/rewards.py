@@ -49,7 +49,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeGuard, TypeVar
 
 from sv_shared.env_args import expect_object
 
@@ -82,14 +82,14 @@ def _default_costs() -> dict[str, dict[str, float]]:
     return {"Malicious": {"Benign": 2.0}, "Benign": {"Malicious": 1.0}}
 
 
-def _is_real(value: object) -> bool:
+def _is_real(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _check_finite(name: str, value: object) -> float:
-    if not _is_real(value) or not math.isfinite(value):  # type: ignore[arg-type]
+    if not _is_real(value) or not math.isfinite(value):
         raise ValueError(f"{name} must be a finite number, got {value!r}")
-    return float(value)  # type: ignore[arg-type]
+    return float(value)
 
 
 @dataclass(frozen=True)
@@ -368,7 +368,7 @@ def check_weights(weights: Any, names: Sequence[str] | None = None) -> None:
 
 def weights_dataclass(cls: type[_W], mapping: Mapping[str, float] | None) -> _W:
     """Build the weights dataclass `cls` from a user mapping; unknown names are an error."""
-    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+    names = [f.name for f in fields(cls)]
     mapping = weights_mapping(mapping, names)
     known = set(names)
     unknown = set(mapping) - known

@@ -179,12 +179,13 @@ def _signal_violation(returncode: int | None) -> str | None:
         return None
     # bwrap reports a child killed by signal N as exit status 128 + N
     sig = -returncode if returncode < 0 else returncode - 128 if returncode > 128 else 0
-    return {
+    violations: dict[int, str] = {
         signal.SIGXCPU: "cpu time limit exceeded (SIGXCPU)",
         signal.SIGXFSZ: "file size limit exceeded (SIGXFSZ)",
         signal.SIGKILL: "killed (SIGKILL: CPU hard limit or out of memory)",
         signal.SIGSEGV: "segmentation fault",
-    }.get(sig)
+    }
+    return violations.get(sig)
 
 
 def _stderr_violations(stderr: str) -> list[str]:
@@ -277,10 +278,11 @@ def run_sandboxed_group(
     with tempfile.TemporaryDirectory(prefix="sv-sbx-io-") as io_dir:
         homes: list[Path | None] = [None] * len(commands)
         if private_homes:
-            homes = [Path(io_dir, f"home{n}") for n in range(len(commands))]
-            for home in homes:
+            private_dirs = [Path(io_dir, f"home{n}") for n in range(len(commands))]
+            for home in private_dirs:
                 home.mkdir(mode=0o700)
                 os.chown(home, uid, uid)
+            homes = list(private_dirs)
             if as_root:
                 os.chown(scratch, 0, 0)
             os.chmod(scratch, 0o333)

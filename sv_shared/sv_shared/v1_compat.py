@@ -148,7 +148,7 @@ def reward_components(env: Any) -> list[tuple[Callable[..., Any], float]]:
     """(reward function, weight) of every function of the rubric (groups flattened)."""
     rubric = env.rubric
     subs = getattr(rubric, "rubrics", None) or [rubric]
-    out = []
+    out: list[tuple[Callable[..., Any], float]] = []
     for sub in subs:
         if type(sub).__name__ == "MultiTurnMonitorRubric":
             continue

@@ -46,7 +46,7 @@ def _fractions(text: str) -> tuple[float, float, float]:
         raise UserError(f"--split expects three numbers like 0.7,0.15,0.15, got '{text}'") from None
     if len(parts) != 3:
         raise UserError(f"--split expects three numbers like 0.7,0.15,0.15, got '{text}'")
-    return parts  # type: ignore[return-value]
+    return parts
 
 
 @data_app.command("build")

@@ -583,13 +583,13 @@ async def _run_rollouts(
     if notice := plan.notice(sampling):
         console.print(f"[dim]{spec.name}: {notice}[/dim]")
     with stop_on_write_failure(store, len(inputs)):
-        rollout_log = build_rollout_logger(
+        own_log = build_rollout_logger(
             store.results_path,
             run_name=f"{entry.env_id}--{spec.slug}/{store.dir.name}",
             summary_path=store.dir / SUMMARY,
         )
         rollout_log = with_rollout_copy(
-            rollout_log, config.rollout_log, model=spec.name, env_id=entry.env_id,
+            own_log, config.rollout_log, model=spec.name, env_id=entry.env_id,
             run_id=store.dir.name,
         )  # fmt: skip
     info = LoadedEnvInfo.of(env)
@@ -618,6 +618,8 @@ async def _run_rollouts(
         enabled=config.show_progress and (plain_only or not console.is_terminal),
     )
 
+    results_path = store.results_path
+
     async def one(row: dict[str, Any], task_id: Any) -> None:
         async with semaphore, shared_limit or contextlib.nullcontext():
             usage = RolloutUsage()
@@ -638,7 +640,7 @@ async def _run_rollouts(
             try:
                 rollout_log.log(result)
             except OSError as exc:  # disk full, ...: ends the run (see write_error below)
-                raise with_filename(exc, store.results_path) from None
+                raise with_filename(exc, results_path) from None
             progress.advance(task_id)
             plain.advance(failed=not is_answer(result))
 

@@ -43,7 +43,7 @@ def summarize(
     *,
     payoffs: Payoffs | None,
     seed: int,
-    env_metrics: Callable[[Sequence[Mapping[str, Any]]], dict[str, Any]] | None = None,
+    env_metrics: Callable[[Sequence[Mapping[str, Any]]], Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Metrics over the scored rows. Rollouts that errored (no answer from the model, or a
     failed scoring) are left out of every aggregate and counted in `n_errors`.

@@ -66,7 +66,7 @@ class SweepTask(EvalOptions):
     optionally its own models and seeds."""
 
     env: str
-    env_args: dict[str, Any] | list[dict[str, Any]] = Field(default_factory=dict)
+    env_args: dict[str, Any] | list[dict[str, Any]] = Field(default_factory=dict[str, Any])
     models: list[str] | None = None
     seeds: list[int] | None = None
 

@@ -201,7 +201,7 @@ def _reasoning_tokens(usage: Any) -> int:
 
 def _body_problem(exc: pydantic.ValidationError) -> str:
     """One line for a 200 body that is not a chat completion."""
-    first = exc.errors()[0] if exc.errors() else {}
+    first: dict[str, Any] = dict(exc.errors()[0]) if exc.errors() else {}
     raw = first.get("input")
     if first.get("type") == "json_invalid" and isinstance(raw, (str, bytes)):
         text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw

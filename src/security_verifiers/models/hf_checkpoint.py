@@ -200,9 +200,8 @@ def load_causal_lm(
         from peft import PeftModel
 
         base = load_causal_lm(ref.base, dtype=dtype)
-        model = PeftModel.from_pretrained(base, ref.location)
-        model = model.merge_and_unload() if merge_adapter else model
-        return model.eval()
+        adapted = PeftModel.from_pretrained(base, ref.location)
+        return (adapted.merge_and_unload() if merge_adapter else adapted).eval()
     try:
         if ref.kind == "gguf":
             path = Path(ref.location)

@@ -82,8 +82,10 @@ class InProcessLlama(LlamaSettings):
         from llama_cpp.server.app import prepare_request_resources
 
         proxy = lambda _model: self._llama  # noqa: E731 - the server's `LlamaProxy` call
-        llama = prepare_request_resources(request, proxy, request.model, kwargs)
-        return llama.create_chat_completion(**kwargs)
+        # llama_cpp types `proxy` as its LlamaProxy class (only called, so a function does) and
+        # the reply as a TypedDict or, for a streamed body, an iterator
+        llama = prepare_request_resources(request, proxy, request.model, kwargs)  # type: ignore[arg-type]
+        return llama.create_chat_completion(**kwargs)  # type: ignore[return-value]
 
     def submit(self, body: dict[str, Any]) -> asyncio.Future[dict[str, Any]]:
         """Validate `body` now (ValueError if bad) and queue its chat completion on the worker

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 ProviderKind = str
 """A provider's `kind` (`models.providers`): baseline, local, hf, endpoint, anthropic, ..."""
 
 
-def response_format(kind: ProviderKind, schema: dict[str, Any]) -> dict[str, Any] | None:
+def response_format(kind: ProviderKind, schema: Mapping[str, Any]) -> dict[str, Any] | None:
     """The `response_format` request field constraining output to `schema`, as the provider
     of `kind` declares it (`Provider.response_format`).
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import matplotlib
@@ -70,12 +70,14 @@ def reliability_diagram(runs: Sequence[Run], labels: Sequence[str], path: Path) 
     ax.plot([0, 1], [0, 1], ls="--", color="grey", lw=0.8, label="perfect calibration")
     drawn = False
     for run, name in zip(runs, labels, strict=True):
-        bins = [b for b in calibration_bins(run) if b.n]
-        if bins:
+        points = [
+            (b.confidence, b.accuracy)
+            for b in calibration_bins(run)
+            if b.n and b.confidence is not None and b.accuracy is not None
+        ]
+        if points:
             drawn = True
-            ax.plot(
-                [b.confidence for b in bins], [b.accuracy for b in bins], marker="o", label=name
-            )
+            ax.plot([c for c, _ in points], [a for _, a in points], marker="o", label=name)
     if not drawn:
         return None
     ax.set(xlim=(0, 1), ylim=(0, 1.02), xlabel="confidence", ylabel="accuracy")
@@ -275,7 +277,7 @@ def draw(
     return FIGURES[kind](runs, labels, path)
 
 
-FIGURES = {
+FIGURES: dict[str, Callable[..., Path | None]] = {
     "reward": reward_bars,
     "reliability": reliability_diagram,
     "confusion": confusion_matrices,

@@ -30,8 +30,11 @@ from sv_shared.run_metrics import RunMetrics
 if TYPE_CHECKING:  # a type only: runs.py imports this module
     from security_verifiers.reports.runs import Run
 
+shared_reward_interval: Callable[..., list[float] | None] | None
 try:  # the harness's one interval computation (summary.json, console table)
-    from security_verifiers.evaluation.summary import reward_interval as shared_reward_interval
+    from security_verifiers.evaluation.summary import reward_interval as _reward_interval
+
+    shared_reward_interval = _reward_interval
 except ImportError:  # an older harness: the identical bootstrap below
     shared_reward_interval = None
 
@@ -76,13 +79,13 @@ def reward_ci(run: Run, fallback_seed: int = 0) -> tuple[float, tuple[float, flo
         return None
     mean = statistics.fmean(values)
     given = run.summary.get("reward_ci95")
-    if summary_covers_scored_rows(run) and _pair(given) is not None:
-        return mean, _pair(given)  # type: ignore[return-value]
+    if summary_covers_scored_rows(run) and (pair := _pair(given)) is not None:
+        return mean, pair
     seed = run_seed(run, fallback_seed)
     if shared_reward_interval is not None:
         interval = shared_reward_interval(run.scored_rows, seed, n_resamples=N_RESAMPLES)
-        if _pair(interval) is not None:
-            return mean, _pair(interval)  # type: ignore[return-value]
+        if (pair := _pair(interval)) is not None:
+            return mean, pair
     low, high = bootstrap_ci(values, seed=seed, n_resamples=N_RESAMPLES)
     return mean, (low, high)
 
@@ -188,9 +191,9 @@ def metric_bootstrap_cis(
             if isinstance(value, int | float) and math.isfinite(value):
                 samples[key].append(float(value))
     out = {}
-    for key, values in samples.items():
-        if values:
-            low, high = np.quantile(values, [0.025, 0.975])
+    for key, draws in samples.items():
+        if draws:
+            low, high = np.quantile(draws, [0.025, 0.975])
             out[key] = (float(low), float(high))
     return out
 

@@ -28,7 +28,8 @@ def pick(records: Sequence[Transcript], per_run: int, seed: int) -> list[Transcr
     """Up to ``per_run`` records: lowest rewards, then one group per filter, then a sample."""
     order = list(records)
     random.Random(seed).shuffle(order)
-    lowest = sorted((r for r in order if r.reward is not None), key=lambda r: float(r.reward))
+    rewarded = [r for r in order if r.reward is not None]
+    lowest = sorted(rewarded, key=lambda r: float(r.reward or 0.0))  # (None left out above)
     groups = [
         lowest[:LOWEST],
         [r for r in order if r.outcome() == "errored"],

@@ -26,6 +26,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +92,7 @@ def _step_timer():
     return StepTimer()
 
 
-def _measured(values: list[float], warmup: int) -> list[float]:
+def _measured(values: Sequence[float], warmup: int) -> Sequence[float]:
     """The measurements after the first `warmup` ones, keeping at least the last one."""
     return values[min(warmup, len(values) - 1) :] if values else values
 
@@ -223,7 +224,7 @@ def bench_rl(args: argparse.Namespace, runtime: Any, out: dict[str, Any]) -> Non
     with tempfile.TemporaryDirectory(prefix="sv-bench-rl-") as tmp:
         trainer = GRPOTrainer(
             model=model,
-            reward_funcs=funcs,
+            reward_funcs=funcs,  # type: ignore[arg-type]  # TRL: an invariant list of a union
             args=grpo_args(settings, args.steps, Path(tmp), weights, runtime),
             train_dataset=Dataset.from_list(rows),
             processing_class=tokenizer,

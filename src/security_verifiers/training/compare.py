@@ -93,10 +93,10 @@ def _answered(run: Run) -> list[tuple[str, str, float | None]]:
         if parsed is None or row.get("gold") is None:
             continue
         confidence = parsed.get("confidence")
-        numeric = isinstance(confidence, int | float) and not isinstance(confidence, bool)
-        out.append(
-            (str(row["gold"]), str(parsed.get("label")), float(confidence) if numeric else None)
-        )
+        number = None
+        if isinstance(confidence, int | float) and not isinstance(confidence, bool):
+            number = float(confidence)
+        out.append((str(row["gold"]), str(parsed.get("label")), number))
     return out
 
 

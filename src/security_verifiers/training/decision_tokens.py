@@ -78,9 +78,9 @@ def confidence_mask(input_ids: Any, labels: Any, tokens: ConfidenceTokens | None
     import torch
 
     mask = torch.zeros_like(input_ids, dtype=torch.bool)
-    width = len(tokens.key) if tokens else 0
-    if not width:
+    if tokens is None or not tokens.key:
         return mask
+    width = len(tokens.key)
     for row, ids in enumerate(input_ids.tolist()):
         for start in range(len(ids) - width + 1):
             if tuple(ids[start : start + width]) != tokens.key:

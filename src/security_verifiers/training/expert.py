@@ -270,7 +270,8 @@ def rewrite_group_confidences(kept: list[dict[str, Any]], cap: float, prior: flo
         agreement = item.pop("agreement", None)
         if agreement:
             message = item["completion"][-1]
-            confidence = stated_confidence(*agreement, cap, prior, pooled)
+            agree, size = agreement
+            confidence = stated_confidence(agree, size, cap, prior, pooled)
             message["content"] = with_confidence(message["content"], confidence)
 
 

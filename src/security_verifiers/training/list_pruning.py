@@ -29,7 +29,7 @@ def subset_variants(text: str, field: str, max_items: int = MAX_ITEMS) -> list[s
     answer is not a JSON object with a non-empty list there of at most `max_items` items."""
     answer = answer_object(text)
     items = None if answer is None else answer.get(field)
-    if not isinstance(items, list) or not items or len(items) > max_items:
+    if answer is None or not isinstance(items, list) or not items or len(items) > max_items:
         return []
     return [
         json.dumps({**answer, field: [items[i] for i in keep]}, ensure_ascii=False)

@@ -19,6 +19,7 @@ import ctypes
 import logging
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -62,7 +63,8 @@ class BatchedSampler:
         self.max_seqs = max_seqs
         self.n_ctx = n_ctx
         self.n_batch = max(n_batch, max_seqs)
-        self._model = self._ctx = self._batch = None
+        self._model = self._ctx = None
+        self._batch: Any = None  # a llama_batch (ctypes struct) once the context exists
         logging.getLogger("llama-cpp-python").setLevel(logging.ERROR)  # llama.cpp's load log
         lc.llama_backend_init()
         self._model = lc.llama_model_load_from_file(

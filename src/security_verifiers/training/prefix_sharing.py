@@ -111,9 +111,11 @@ def frozen_prefix_layer_class() -> type:
 
     class FrozenPrefixLayer(DynamicLayer):
         def update(self, key_states: Any, value_states: Any, *args: Any, **kwargs: Any) -> Any:
+            keys, values = self.keys, self.values
+            assert keys is not None and values is not None  # frozen only once filled
             return (
-                torch.cat([self.keys, key_states], dim=-2),
-                torch.cat([self.values, value_states], dim=-2),
+                torch.cat([keys, key_states], dim=-2),
+                torch.cat([values, value_states], dim=-2),
             )
 
     return FrozenPrefixLayer
@@ -161,7 +163,9 @@ def prefix_cache(
         cache = DynamicCache(config=decoder.config)
         with checkpointing_paused(checkpointed):
             decoder(inputs_embeds=embeddings(ids), past_key_values=cache, use_cache=True)
-        return tuple(t for layer in cache.layers for t in (layer.keys, layer.values))
+        # transformers types `layers` as every layer kind; a full-attention decoder's are all
+        # DynamicLayers (freeze_prefix_cache checks)
+        return tuple(t for layer in cache.layers for t in (layer.keys, layer.values))  # type: ignore[union-attr]
 
     if not checkpointed:
         states = run(prefix_ids)
@@ -284,7 +288,7 @@ def prefix_sharing_trainer(
     calls that want the outputs (those get the base loss, unweighted). The base loss also
     serves every batch when both weights are 1."""
 
-    class PrefixSharingSFTTrainer(base):  # type: ignore[misc, valid-type]
+    class PrefixSharingSFTTrainer(base):
         def log_decision(self, right: float | None) -> None:
             if right is not None:
                 mode = "train" if self.model.training else "eval"

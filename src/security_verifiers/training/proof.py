@@ -192,7 +192,9 @@ def kept_start(checkpoint: str) -> bool:
     except (OSError, ValueError):
         return False
     stages = marker.get("stages") if isinstance(marker, dict) else None
-    return bool(stages) and all(
+    if not stages:
+        return False
+    return all(
         isinstance(stage, dict) and (stage.get("round_selection") or {}).get("selected_round") == 0
         for stage in stages
     )
@@ -205,7 +207,7 @@ def env_arg_flags(args: dict[str, Any]) -> list[str]:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     from security_verifiers.environments import entries_with
 
-    proofs = {entry.key: entry.spec.proof for entry in entries_with("proof")}
+    proofs = {e.key: e.spec.proof for e in entries_with("proof") if e.spec.proof is not None}
     defaults = ", ".join(
         f"{key}: {'all' if proof.test_items < 0 else proof.test_items}"
         for key, proof in proofs.items()

@@ -337,7 +337,7 @@ def run_rl(recipe: RLRecipe, console: Console | None = None, source: Path | None
             funcs, weights = bridge.for_envs(stage.envs)
             trainer = GRPOTrainer(
                 model=model,
-                reward_funcs=funcs,
+                reward_funcs=funcs,  # type: ignore[arg-type]  # TRL: an invariant list of a union
                 args=grpo_args(
                     g,
                     stage.steps,

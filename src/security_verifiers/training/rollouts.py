@@ -90,6 +90,9 @@ def make_rollout_func(
     client = chat_client(policy.answer)
 
     def rollout(prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
+        if policy.generator is None:
+            raise RuntimeError("the policy is not loaded yet")
+        tokenizer = policy.generator.tokenizer
         model = trainer.model
         was_training = model.training
         model.eval()
@@ -104,11 +107,9 @@ def make_rollout_func(
                 sampling = {"temperature": policy.temperature, "max_tokens": policy.max_tokens}
                 output = loop.run(env.run_rollout(row, client, REPLAY_MODEL, sampling))
                 completion = output.get("completion") or []
-                p_ids, c_ids, mask = tokenize_episode(
-                    policy.generator.tokenizer, prompt, completion
-                )
+                p_ids, c_ids, mask = tokenize_episode(tokenizer, prompt, completion)
                 if not c_ids:  # an empty episode still needs one token to score
-                    c_ids, mask = [policy.generator.tokenizer.eos_token_id], [0]
+                    c_ids, mask = [tokenizer.eos_token_id], [0]
                 out["prompt_ids"].append(p_ids)
                 out["completion_ids"].append(c_ids)
                 out["logprobs"].append([0.0] * len(c_ids))

@@ -271,11 +271,12 @@ def build_sft_trainer(
         peft_config = lora_config(recipe.lora, model)
     args = sft_args(recipe, runtime, output_dir, len(examples))
     if recipe.train.label_balanced:
-        examples = label_balanced_order(
-            examples,
-            recipe.train.seed,
-            **({"key": balance_key, "equal_shares": True} if balance_key else {}),
-        )
+        if balance_key:
+            examples = label_balanced_order(
+                examples, recipe.train.seed, key=balance_key, equal_shares=True
+            )
+        else:
+            examples = label_balanced_order(examples, recipe.train.seed)
     partial = any(e.get("train_decision") is False for e in examples)
     dataset = Dataset.from_list(
         [
@@ -285,7 +286,7 @@ def build_sft_trainer(
         ]
     )
     train = recipe.train
-    trainer_class = SFTTrainer
+    trainer_class: type = SFTTrainer
     if train.share_prompt_prefix or train.decision_weight != 1.0 or train.confidence_weight != 1.0:
         trainer_class = prefix_sharing_trainer(
             SFTTrainer,

@@ -90,6 +90,7 @@ def build_judge(
     elif kind == "llama-guard":
         from sv_shared.safety.llama_guard import LlamaGuardJudge
 
+        assert base_url is not None  # _parse_spec gives every endpoint kind a URL
         judge = LlamaGuardJudge(
             base_url,
             model,
@@ -101,6 +102,7 @@ def build_judge(
     else:
         from sv_shared.safety.harmbench import HarmBenchJudge
 
+        assert base_url is not None  # _parse_spec gives every endpoint kind a URL
         judge = HarmBenchJudge(
             base_url,
             model,

@@ -160,7 +160,7 @@ def measure(
 
 
 def _style_rows(section: str, styles: dict) -> list[tuple[str, ...]]:
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for style, entry in styles["per_style"].items():
         c = entry["confusion"]
         rows.append(

@@ -55,8 +55,8 @@ def binary_metrics(gold: np.ndarray, pred: np.ndarray) -> dict:
         return {name: {"value": None, "ci95": (None, None)} for name in point} | {"n": 0}
     idx = np.random.default_rng(SEED).integers(0, gold.size, (N_RESAMPLES, gold.size))
     resampled = stats(gold[idx], pred[idx])
-    for name, value in point.items():
-        value = float(value)
+    for name, array in point.items():
+        value = float(array)
         out[name] = {
             "value": None if np.isnan(value) else round(value, 4),
             "ci95": _ci(resampled[name]),

@@ -89,7 +89,7 @@ class ChatEndpoint:
         try:
             response = self._client.chat.completions.create(
                 model=model,
-                messages=[dict(m) for m in messages],
+                messages=[dict(m) for m in messages],  # type: ignore[misc]
                 max_tokens=max_tokens,
                 temperature=0,
                 logprobs=True,

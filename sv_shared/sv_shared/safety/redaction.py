@@ -43,9 +43,9 @@ def redact_conversation(
             raise JudgeError(
                 f"verdict index {index} is outside a {len(messages)}-message conversation"
             )
-        verdict = _as_verdict(value, index)
-        if verdict.unsafe:
-            flagged[position] = verdict
+        judged = _as_verdict(value, index)
+        if judged.unsafe:
+            flagged[position] = judged
     redacted: list[dict] = []
     for position, message in enumerate(messages):
         copy = dict(message)

@@ -45,7 +45,7 @@ def _binary_model(c: float):
     return LogisticRegression(C=c, class_weight="balanced", max_iter=5000, solver="liblinear")
 
 
-def _choose_c(x, y: np.ndarray) -> tuple[float, dict[str, float]]:
+def _choose_c(x, y: np.ndarray) -> tuple[float, dict[float, float]]:
     from sklearn.model_selection import StratifiedKFold, cross_val_score
 
     folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=SEED)

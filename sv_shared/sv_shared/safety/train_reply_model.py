@@ -816,7 +816,7 @@ def evaluate(rows: Sequence[Row], index: Sequence[int], predicted: Sequence[str]
         per_prompt[where[row.prompt_id], REAL_LABELS.index(row.label), LABELS.index(label)] += 1
     point = _scores(per_prompt.sum(0))
     rng = np.random.default_rng(SEED)
-    draws = {k: [] for k in point}
+    draws: dict[str, list[float]] = {k: [] for k in point}
     for _ in range(N_BOOTSTRAP):
         counts = rng.multinomial(len(prompts), np.full(len(prompts), 1 / len(prompts)))
         for key, value in _scores(np.tensordot(counts, per_prompt, axes=1)).items():
@@ -1179,18 +1179,18 @@ def build_report(
         if path is None:
             report["candidates"][name] = {"skipped": reason}
             continue
-        make = (
-            (lambda p=path: MiniLMEncoder(p))
-            if name == "minilm"
-            else (lambda p=path: SmolLMEncoder(p))
+        probe: MiniLMEncoder | SmolLMEncoder = (
+            MiniLMEncoder(path) if name == "minilm" else SmolLMEncoder(path)
         )
-        probe = make()
         probe_rows = real[:: max(1, len(real) // 8)][:8]
-        timing = _latency(
-            lambda r, e=probe, n=name: e.encode([r.reply if n == "minilm" else _pair_text(r)]),
-            probe_rows,
-            n=8,
-        )
+
+        def encode_one(row: Row, e: MiniLMEncoder | SmolLMEncoder = probe, n: str = name) -> Any:
+            return e.encode([row.reply if n == "minilm" else _pair_text(row)])
+
+        def probe_encoder(e: MiniLMEncoder | SmolLMEncoder = probe) -> Any:
+            return e
+
+        timing = _latency(encode_one, probe_rows, n=8)
         if timing["median_ms"] > 4 * LATENCY_BOUND_MS:
             report["candidates"][name] = {
                 "skipped": f"encoder alone takes {timing['median_ms']:.0f} ms per reply on one "
@@ -1199,7 +1199,7 @@ def build_report(
             }
             continue
         log(f"{name}: embedding {len(rows)} texts")
-        vectors, encoder = _embeddings(name, rows, cache_dir, lambda e=probe: e)
+        vectors, encoder = _embeddings(name, rows, cache_dir, probe_encoder)
         best: dict[str, Any] | None = None
         grid = {}
         for c in (0.01, 0.03, 0.1, 0.3):
@@ -1209,6 +1209,7 @@ def build_report(
             score = cv["grouped_by_prompt"]["agreed"]["accuracy"]["value"]
             if best is None or score > best["grouped_by_prompt"]["agreed"]["accuracy"]["value"]:
                 best, best_c = cv, c
+        assert best is not None  # the grid above is not empty
         head = EmbeddingCandidate(name, rows, vectors, {"C": best_c})
         state = head.fit([i for i in real_index if rows[i].agreed])
 

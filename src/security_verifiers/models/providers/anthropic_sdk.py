@@ -94,7 +94,7 @@ def to_messages(body: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
         if role in ("system", "developer"):
             system.append(text)
         elif role == "assistant":
-            blocks = [{"type": "text", "text": text}] if text else []
+            blocks: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
             for call in message.get("tool_calls") or []:
                 name = (call.get("function") or {}).get("name", "")
                 blocks.append({"type": "tool_use", "id": call.get("id") or name, "name": name,

@@ -150,7 +150,7 @@ class Provider:
         """What `model_id` accepts in a request (the table's family, else `GENERIC`)."""
         return match_capabilities(self.capability_table(), model_id, GENERIC)
 
-    def response_format(self, schema: dict[str, Any]) -> dict[str, Any] | None:
+    def response_format(self, schema: Mapping[str, Any]) -> dict[str, Any] | None:
         """The chat-completions `response_format` constraining output to `schema`; None when
         the provider cannot constrain output (the request is sent unconstrained)."""
         return {

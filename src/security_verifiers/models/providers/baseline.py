@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import httpx2
@@ -27,7 +28,7 @@ class BaselineProvider(Provider):
 
         return PolicyTransport(options.baselines[spec.name], spec.model_id)
 
-    def response_format(self, schema: dict[str, Any]) -> dict[str, Any] | None:
+    def response_format(self, schema: Mapping[str, Any]) -> dict[str, Any] | None:
         return None  # the policies answer in the expected form already
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +41,7 @@ class HFProvider(Provider):
         server = pool.get_hf(spec.checkpoint, spec.model_id)
         return Served(replace(spec, base_url=server.base_url), server.transport(), server)
 
-    def response_format(self, schema: dict[str, Any]) -> dict[str, Any] | None:
+    def response_format(self, schema: Mapping[str, Any]) -> dict[str, Any] | None:
         return None  # transformers' generate cannot constrain decoding
 
 

@@ -6,6 +6,7 @@ Served in-process (default) or by llama-cpp-python's server (SV_LOCAL_BACKEND=se
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -60,7 +61,7 @@ class LlamaCppProvider(Provider):
 
         return LlamaCppCompatTransport(super().transport(spec, options))
 
-    def response_format(self, schema: dict[str, Any]) -> dict[str, Any] | None:
+    def response_format(self, schema: Mapping[str, Any]) -> dict[str, Any] | None:
         return {"type": "json_object", "schema": schema}  # llama.cpp's grammar-backed dialect
 
     def metadata(self, spec: ModelSpec) -> dict[str, Any]:
